@@ -1,0 +1,39 @@
+#pragma once
+// What every subcommand shares: global options, the compiler stack they imply, and output helpers.
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "runtime/cubin_cache.h"
+#include "runtime/nvrtc_compiler.h"
+
+namespace evotune::cli {
+
+struct GlobalOptions {
+  std::string cache_dir;  // empty: runtime::default_cache_dir()
+  bool no_cache = false;
+};
+
+// NVRTC, wrapped in the disk cache unless --no-cache.
+class CompilerStack {
+ public:
+  explicit CompilerStack(const GlobalOptions& options);
+  runtime::Compiler& compiler();
+  const runtime::CubinCache* cache() const { return cache_ ? &*cache_ : nullptr; }
+
+ private:
+  runtime::NvrtcCompiler nvrtc_;
+  std::optional<runtime::CubinCache> cache_;
+  std::optional<runtime::CachingCompiler> caching_;
+};
+
+std::filesystem::path cache_dir(const GlobalOptions& options);
+
+void add_devices_command(CLI::App& app, const GlobalOptions& globals);
+void add_cache_command(CLI::App& app, const GlobalOptions& globals);
+void add_compile_bench_command(CLI::App& app, const GlobalOptions& globals);
+void add_selftest_command(CLI::App& app, const GlobalOptions& globals);
+
+}  // namespace evotune::cli

@@ -1,0 +1,72 @@
+// evotune: autotunes GPU kernels by evolutionary search. Subcommands live one per file in cli/.
+// Exit codes: 0 success, 1 failure, 2 usage error, 3 no CUDA driver or device.
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/cli_common.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/device_properties.h"
+#include "runtime/errors.h"
+
+#ifndef EVOTUNE_VERSION
+#define EVOTUNE_VERSION "unknown"
+#endif
+
+namespace {
+
+std::string version_text() {
+  std::string driver = "no CUDA driver";
+  if (evotune::runtime::driver_available()) {
+    int version = 0;
+    evotune::runtime::driver().cuDriverGetVersion(&version);
+    driver = "CUDA driver " + evotune::runtime::format_cuda_version(version);
+  }
+  return fmt::format("evotune {} (NVRTC {}, SQLite {}, {})", EVOTUNE_VERSION, evotune::runtime::nvrtc_version(),
+                     sqlite3_libversion(), driver);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"evotune: find the fastest configuration of a GPU kernel for one GPU and one problem shape,\n"
+               "prove it correct, and keep every measurement as evidence."};
+  app.name("evotune");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", version_text, "Print the version of evotune and of what it runs on");
+
+  evotune::cli::GlobalOptions globals;
+  app.add_option("--cache-dir", globals.cache_dir,
+                 "Cubin cache directory (default $EVOTUNE_CACHE_DIR, $XDG_CACHE_HOME/evotune or ~/.cache/evotune)");
+  app.add_flag("--no-cache", globals.no_cache, "Compile everything afresh; neither read nor write the cubin cache");
+
+  evotune::cli::add_devices_command(app, globals);
+  evotune::cli::add_selftest_command(app, globals);
+  evotune::cli::add_compile_bench_command(app, globals);
+  evotune::cli::add_cache_command(app, globals);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "evotune: error: {} (see evotune --help)\n", e.what());
+    return 2;
+  } catch (const evotune::UsageError& e) {
+    fmt::print(stderr, "evotune: error: {}\n", e.what());
+    return 2;
+  } catch (const evotune::NoDeviceError& e) {
+    fmt::print(stderr, "evotune: {}\n", e.what());
+    return 3;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "evotune: error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,117 @@
+#pragma once
+// Source + name expressions + options -> CUBIN for one exact target, through NVRTC.
+//
+// The pipeline is deliberately thin (kernel_launcher's lesson): a request is plain data, a result is
+// plain data, and the Compiler interface lets a cache or a pool wrap any compiler. Every compile asks
+// ptxas for its verbose report, so resource usage (registers, shared memory, spills, stack) is known
+// without a GPU.
+#include <nlohmann/json_fwd.hpp>
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/target.h"
+
+namespace evotune::runtime {
+
+struct CompileRequest {
+  std::string source_name = "kernel.cu";  // shown in NVRTC's messages
+  std::string source;
+  // Files the source may #include by name (e.g. the family's .cuh files), given to NVRTC in memory.
+  std::vector<std::pair<std::string, std::string>> headers;
+  // Template instantiations to emit, e.g. "scaled_sum<256, 4, __half>"; each gets a lowered name.
+  std::vector<std::string> name_expressions;
+  // Options beyond the ones the compiler always adds (arch, std, include dir, ptxas -v): -D..., etc.
+  std::vector<std::string> options;
+  Target target;
+  std::string label;  // for messages: which config this is
+};
+
+// ptxas's report for one kernel.
+struct ResourceUsage {
+  int registers = 0;
+  int shared_bytes = 0;  // static shared memory
+  int barriers = 0;
+  int stack_frame_bytes = 0;
+  int spill_store_bytes = 0;
+  int spill_load_bytes = 0;
+  bool operator==(const ResourceUsage&) const = default;
+};
+
+struct CompileResult {
+  std::vector<char> cubin;
+  std::map<std::string, std::string> lowered_names;  // name expression -> mangled kernel name
+  std::map<std::string, ResourceUsage> resources;    // mangled kernel name -> report
+  std::string log;
+  double compile_seconds = 0.0;  // NVRTC time; 0 for a cache hit's own lookup
+  bool from_cache = false;
+
+  const std::string& lowered(const std::string& name_expression) const;
+  // The resource report of the kernel a name expression lowered to.
+  const ResourceUsage& resources_of(const std::string& name_expression) const;
+};
+
+// A failed compile; what() holds the label, target and the full NVRTC log.
+class CompileError : public std::runtime_error {
+ public:
+  CompileError(const std::string& message, std::string log) : std::runtime_error(message), log_(std::move(log)) {}
+  const std::string& log() const { return log_; }
+
+ private:
+  std::string log_;
+};
+
+class Compiler {
+ public:
+  virtual ~Compiler() = default;
+  virtual CompileResult compile(const CompileRequest& request) = 0;
+  // A string that determines the output completely (source, headers, every option, compiler version,
+  // target): the cache key is its hash.
+  virtual std::string cache_identity(const CompileRequest& request) const = 0;
+};
+
+// Candidate CUDA include directories, in the order searched: $CUDA_HOME, $CUDA_PATH, the nvcc on
+// $PATH, /usr/local/cuda, and the toolkit this binary was built against.
+std::vector<std::filesystem::path> default_cuda_include_candidates();
+// The first candidate holding cuda_fp16.h; throws std::runtime_error listing what was tried.
+std::filesystem::path find_cuda_include_dir(const std::vector<std::filesystem::path>& candidates);
+
+// Parses ptxas -v output (as NVRTC returns it in the program log) into per-kernel reports.
+std::map<std::string, ResourceUsage> parse_ptxas_report(const std::string& log);
+
+// "13.0"
+std::string nvrtc_version();
+
+// The SM version a CUBIN was built for (80, 90, ...), read from its ELF header (e_machine EM_CUDA,
+// SM in bits 8-15 of e_flags); throws std::invalid_argument for anything that is not a CUDA ELF.
+int cubin_compute_capability(const std::vector<char>& cubin);
+
+class NvrtcCompiler : public Compiler {
+ public:
+  // Finds the CUDA include directory now, so a missing toolkit fails before any compile.
+  NvrtcCompiler();
+  explicit NvrtcCompiler(std::filesystem::path cuda_include_dir);
+
+  CompileResult compile(const CompileRequest& request) override;
+  std::string cache_identity(const CompileRequest& request) const override;
+
+  // The exact option list passed to nvrtcCompileProgram.
+  std::vector<std::string> effective_options(const CompileRequest& request) const;
+  // How many times nvrtcCompileProgram has been called through this object (the cache tests use it).
+  int invocations() const { return invocations_.load(); }
+  const std::filesystem::path& cuda_include_dir() const { return cuda_include_dir_; }
+
+ private:
+  std::filesystem::path cuda_include_dir_;
+  std::atomic<int> invocations_{0};
+};
+
+nlohmann::json to_json(const ResourceUsage& usage);
+ResourceUsage resource_usage_from_json(const nlohmann::json& j);
+
+}  // namespace evotune::runtime

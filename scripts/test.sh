@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Set up, configure, build and run the whole test suite. Exits non-zero on any failure.
+# GPU tests skip with a reason when no CUDA driver or device is present.
+#   scripts/test.sh              release build (build/)
+#   scripts/test.sh --sanitize   also the debug build with AddressSanitizer + UBSan (build-debug/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh
+export PATH="${CUDA_HOME:-/usr/local/cuda}/bin:$PATH"
+
+presets=(release)
+[[ "${1:-}" == "--sanitize" ]] && presets+=(debug)
+
+for preset in "${presets[@]}"; do
+  echo "== $preset: configure and build"
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset"
+  echo "== $preset: tests"
+  # NVRTC's own allocations are not ours to fix; leak checking stays off, every other ASan check is on.
+  ASAN_OPTIONS=detect_leaks=0 ctest --preset "$preset" -j 2
+done

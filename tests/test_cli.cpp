@@ -1,0 +1,98 @@
+// The evotune binary as a user runs it: exit codes and messages.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+
+#include "runtime/cuda_driver.h"
+#include "tests/test_support.h"
+
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// $EVOTUNE_BINARY, else ../cli/evotune beside this test binary (the build tree, wherever it was copied),
+// else the path CMake recorded.
+std::string evotune_binary() {
+  if (const char* env = std::getenv("EVOTUNE_BINARY"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto sibling = self.parent_path().parent_path() / "cli" / "evotune";
+    if (std::filesystem::exists(sibling, ec)) return sibling.string();
+  }
+  return EVOTUNE_BINARY;
+}
+
+CliRun run(const std::string& args) {
+  std::string command = evotune_binary() + " " + args + " 2>&1";
+  CliRun r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) r.output += buffer.data();
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+
+}  // namespace
+
+TEST(Cli, HelpAndVersionSucceed) {
+  CliRun help = run("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  for (const char* sub : {"devices", "selftest", "compile-bench", "cache"}) {
+    EXPECT_NE(help.output.find(sub), std::string::npos) << sub;
+  }
+  EXPECT_EQ(run("devices --help").exit_code, 0);
+  EXPECT_EQ(run("cache clear --help").exit_code, 0);
+  CliRun version = run("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.output.find("NVRTC 13."), std::string::npos) << version.output;
+  EXPECT_NE(version.output.find("SQLite 3."), std::string::npos) << version.output;
+}
+
+TEST(Cli, UsageErrorsExitTwoWithOneLine) {
+  for (const char* args : {"", "no-such-command", "devices --bogus", "compile-bench --count 0",
+                           "compile-bench --target sm_9x", "cache"}) {
+    CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_EQ(lines(r.output), 1) << args << ": " << r.output;
+    EXPECT_EQ(r.output.rfind("evotune: error: ", 0), 0u) << r.output;
+  }
+}
+
+TEST(Cli, NoDriverExitsThreeWithAClearMessage) {
+  if (evotune::runtime::driver_available()) GTEST_SKIP() << "a CUDA driver is present on this machine";
+  for (const char* args : {"devices", "devices --json", "selftest"}) {
+    CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 3) << args;
+    EXPECT_NE(r.output.find("no CUDA driver"), std::string::npos) << r.output;
+  }
+}
+
+TEST(Cli, CacheCommandsUseTheGivenDirectory) {
+  evotune::testing::TempDir dir;
+  std::string cache = "--cache-dir " + dir.path().string();
+  CliRun path = run(cache + " cache path");
+  EXPECT_EQ(path.exit_code, 0);
+  EXPECT_EQ(path.output, dir.path().string() + "\n");
+  CliRun info = run(cache + " cache info");
+  EXPECT_EQ(info.exit_code, 0);
+  EXPECT_NE(info.output.find("0 entries"), std::string::npos) << info.output;
+  EXPECT_EQ(run(cache + " cache clear").exit_code, 0);
+}
+
+TEST(Cli, CompileBenchMeasuresColdAndCached) {
+  CliRun r = run("compile-bench --count 4 --threads 2 --target sm_80 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"cold_per_second\""), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\"cached_per_second\""), std::string::npos) << r.output;
+}

@@ -1,0 +1,154 @@
+// The cubin disk cache: hits skip NVRTC, any change to the inputs misses, damage is a miss, concurrent
+// writers are safe.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <thread>
+
+#include "runtime/cubin_cache.h"
+#include "templates/smoke/smoke_family.h"
+#include "tests/test_support.h"
+
+using namespace evotune::runtime;
+using evotune::templates::smoke_compile_request;
+using evotune::templates::SmokeVariant;
+using evotune::testing::TempDir;
+
+namespace {
+CompileRequest sample_request() { return smoke_compile_request(SmokeVariant{128, 2, true}, Target::parse("sm_90a")); }
+}  // namespace
+
+TEST(CubinCache, SecondCompileIsAHitAndDoesNotCallNvrtc) {
+  TempDir dir;
+  NvrtcCompiler nvrtc;
+  CubinCache cache(dir.path());
+  CachingCompiler compiler(nvrtc, cache);
+
+  CompileResult first = compiler.compile(sample_request());
+  EXPECT_FALSE(first.from_cache);
+  EXPECT_EQ(nvrtc.invocations(), 1);
+
+  CompileResult second = compiler.compile(sample_request());
+  EXPECT_TRUE(second.from_cache);
+  EXPECT_EQ(nvrtc.invocations(), 1) << "a cache hit must not call NVRTC";
+  EXPECT_EQ(second.cubin, first.cubin);
+  EXPECT_EQ(second.lowered_names, first.lowered_names);
+  EXPECT_EQ(second.resources, first.resources);
+  EXPECT_EQ(second.log, first.log);
+
+  // A new cache object over the same directory (a new process) hits too.
+  CubinCache reopened(dir.path());
+  CachingCompiler compiler2(nvrtc, reopened);
+  EXPECT_TRUE(compiler2.compile(sample_request()).from_cache);
+  EXPECT_EQ(nvrtc.invocations(), 1);
+  EXPECT_EQ(cache.stats().entries, 1u);
+}
+
+TEST(CubinCache, AnyChangedInputMisses) {
+  TempDir dir;
+  NvrtcCompiler nvrtc;
+  CubinCache cache(dir.path());
+  CachingCompiler compiler(nvrtc, cache);
+  compiler.compile(sample_request());
+  ASSERT_EQ(nvrtc.invocations(), 1);
+
+  CompileRequest option_changed = sample_request();
+  option_changed.options.push_back("-DEVOTUNE_ANY_OPTION=1");
+  EXPECT_FALSE(compiler.compile(option_changed).from_cache);
+  EXPECT_EQ(nvrtc.invocations(), 2);
+
+  CompileRequest target_changed = sample_request();
+  target_changed.target = Target::parse("sm_80");
+  EXPECT_FALSE(compiler.compile(target_changed).from_cache);
+  EXPECT_EQ(nvrtc.invocations(), 3);
+
+  CompileRequest source_changed = sample_request();
+  source_changed.source += "// a comment still changes the key\n";
+  EXPECT_FALSE(compiler.compile(source_changed).from_cache);
+  EXPECT_EQ(nvrtc.invocations(), 4);
+
+  CompileRequest header_changed = sample_request();
+  header_changed.headers[0].second += "\n";
+  EXPECT_FALSE(compiler.compile(header_changed).from_cache);
+  EXPECT_EQ(nvrtc.invocations(), 5);
+
+  CompileRequest expression_changed = smoke_compile_request(SmokeVariant{128, 3, true}, Target::parse("sm_90a"));
+  EXPECT_FALSE(compiler.compile(expression_changed).from_cache);
+  EXPECT_EQ(nvrtc.invocations(), 6);
+
+  // The originals still hit.
+  EXPECT_TRUE(compiler.compile(sample_request()).from_cache);
+  EXPECT_TRUE(compiler.compile(option_changed).from_cache);
+  EXPECT_EQ(nvrtc.invocations(), 6);
+  EXPECT_EQ(cache.stats().entries, 6u);
+}
+
+TEST(CubinCache, DamagedEntryIsAMissAndIsReplaced) {
+  TempDir dir;
+  NvrtcCompiler nvrtc;
+  CubinCache cache(dir.path());
+  CachingCompiler compiler(nvrtc, cache);
+  CompileResult good = compiler.compile(sample_request());
+  std::string key = compiler.key(sample_request());
+  std::filesystem::path entry = dir.path() / key.substr(0, 2) / (key + ".cubin");
+  ASSERT_TRUE(std::filesystem::exists(entry));
+  std::filesystem::resize_file(entry, std::filesystem::file_size(entry) - 10);  // a torn write
+
+  CompileResult again = compiler.compile(sample_request());
+  EXPECT_FALSE(again.from_cache);
+  EXPECT_EQ(nvrtc.invocations(), 2);
+  EXPECT_EQ(again.cubin, good.cubin);
+  EXPECT_TRUE(compiler.compile(sample_request()).from_cache);
+}
+
+TEST(CubinCache, ConcurrentWritersOfOneKeyLeaveAValidEntry) {
+  TempDir dir;
+  NvrtcCompiler nvrtc;
+  CompileResult result = nvrtc.compile(sample_request());
+  CubinCache cache(dir.path());
+  std::vector<std::thread> writers;
+  for (int i = 0; i < 8; ++i) {
+    writers.emplace_back([&] {
+      for (int j = 0; j < 20; ++j) {
+        cache.store("ab12", result);
+        auto loaded = cache.load("ab12");  // never torn: rename is atomic
+        ASSERT_TRUE(loaded.has_value());
+        ASSERT_EQ(loaded->cubin, result.cubin);
+      }
+    });
+  }
+  for (auto& t : writers) t.join();
+  EXPECT_EQ(cache.stats().entries, 1u);
+  // No temporary files left behind.
+  int files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir.path())) files += e.is_regular_file();
+  EXPECT_EQ(files, 1);
+}
+
+TEST(CubinCache, ClearRemovesEverything) {
+  TempDir dir;
+  NvrtcCompiler nvrtc;
+  CubinCache cache(dir.path());
+  CachingCompiler compiler(nvrtc, cache);
+  compiler.compile(sample_request());
+  compiler.compile(smoke_compile_request(SmokeVariant{64, 1, false}, Target::parse("sm_80")));
+  EXPECT_EQ(cache.stats().entries, 2u);
+  EXPECT_EQ(cache.clear(), 2u);
+  EXPECT_EQ(cache.stats().entries, 0u);
+  EXPECT_FALSE(compiler.compile(sample_request()).from_cache);
+}
+
+TEST(CubinCache, DefaultDirectoryFollowsEnvironment) {
+  const char* saved_home = std::getenv("HOME");
+  std::string home = saved_home ? saved_home : "";
+  unsetenv("EVOTUNE_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/tmp/xdg-test", 1);
+  EXPECT_EQ(default_cache_dir(), std::filesystem::path("/tmp/xdg-test/evotune"));
+  unsetenv("XDG_CACHE_HOME");
+  setenv("HOME", "/tmp/home-test", 1);
+  EXPECT_EQ(default_cache_dir(), std::filesystem::path("/tmp/home-test/.cache/evotune"));
+  setenv("EVOTUNE_CACHE_DIR", "/tmp/explicit", 1);
+  EXPECT_EQ(default_cache_dir(), std::filesystem::path("/tmp/explicit"));
+  unsetenv("EVOTUNE_CACHE_DIR");
+  if (saved_home) setenv("HOME", home.c_str(), 1);
+}
