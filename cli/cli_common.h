@@ -35,5 +35,7 @@ void add_devices_command(CLI::App& app, const GlobalOptions& globals);
 void add_cache_command(CLI::App& app, const GlobalOptions& globals);
 void add_compile_bench_command(CLI::App& app, const GlobalOptions& globals);
 void add_selftest_command(CLI::App& app, const GlobalOptions& globals);
+void add_bench_command(CLI::App& app, const GlobalOptions& globals);
+void add_compile_command(CLI::App& app, const GlobalOptions& globals);
 
 }  // namespace evotune::cli

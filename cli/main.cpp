@@ -44,6 +44,8 @@ int main(int argc, char** argv) {
 
   evotune::cli::add_devices_command(app, globals);
   evotune::cli::add_selftest_command(app, globals);
+  evotune::cli::add_bench_command(app, globals);
+  evotune::cli::add_compile_command(app, globals);
   evotune::cli::add_compile_bench_command(app, globals);
   evotune::cli::add_cache_command(app, globals);
 

@@ -35,11 +35,13 @@ step selftest selftest.txt "$evotune" selftest --variants 16
 step selftest_cached selftest_cached.txt "$evotune" selftest --variants 16
 step tests tests.txt "$build/tests/evotune_tests" --gtest_color=no
 step compile_bench compile_bench.txt "$evotune" compile-bench --count 64 --threads 16
+# The attention benchmark table (evotune, cuBLAS baseline, PyTorch SDPA) into its own folder.
+step attention_bench attention_bench.txt scripts/bench_attention.sh "$build" "$out/attention"
 
 echo
 echo "summary:"
 status=0
-for name in version devices devices_json selftest selftest_cached tests compile_bench; do
+for name in version devices devices_json selftest selftest_cached tests compile_bench attention_bench; do
   printf '  %-14s %s\n' "$name" "$([[ ${results[$name]} -eq 0 ]] && echo ok || echo "FAILED (exit ${results[$name]})")"
   [[ ${results[$name]} -eq 0 ]] || status=1
 done

@@ -1,0 +1,271 @@
+// evotune bench: compile one attention config, check it against the reference, time it, and time the
+// unfused cuBLAS baseline in the same run. evotune compile: the compile step alone, no GPU needed.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_common.h"
+#include "harness/attention_workspace.h"
+#include "harness/cublas_baseline.h"
+#include "harness/timer.h"
+#include "runtime/device_properties.h"
+#include "templates/attention/attention_family.h"
+
+namespace evotune::cli {
+namespace {
+
+struct Measured {
+  harness::TimingSummary timing;
+  double tflops = 0, gbps = 0;
+};
+
+Measured measure(const attention::Problem& p, harness::TimingSummary t) {
+  Measured m;
+  m.timing = std::move(t);
+  m.tflops = p.flops() / (m.timing.median_us * 1e-6) / 1e12;
+  m.gbps = p.bytes() / (m.timing.median_us * 1e-6) / 1e9;
+  return m;
+}
+
+nlohmann::json to_json(const Measured& m) {
+  return {{"median_us", m.timing.median_us}, {"min_us", m.timing.min_us},   {"p10_us", m.timing.p10_us},
+          {"p90_us", m.timing.p90_us},       {"mean_us", m.timing.mean_us}, {"batch", m.timing.batch},
+          {"tflops", m.tflops},              {"gbps", m.gbps},              {"samples_us", m.timing.samples_us}};
+}
+
+nlohmann::json to_json(const harness::AttentionCheck& c) {
+  return {{"passed", c.passed},
+          {"max_abs_error", c.max_abs_error},
+          {"rel_l2_error", c.rel_l2_error},
+          {"same_precision_error", c.same_precision_error},
+          {"tolerance", c.tolerance},
+          {"lse_max_error", c.lse_max_error},
+          {"nan_count", c.nan_count},
+          {"reason", c.reason}};
+}
+
+struct BenchOptions {
+  std::string problem, config;
+  std::string timer = "events";
+  int device = 0;
+  int repetitions = 50;
+  std::uint64_t seed = 1;
+  bool json = false;
+  std::string json_out;  // also append the JSON record to this file
+  bool baseline = true;
+};
+
+struct CompiledAttention {
+  runtime::CompileResult result;
+  std::string expression;
+};
+
+CompiledAttention compile_checked(runtime::Compiler& compiler, const Config& config, const attention::Problem& problem,
+                                  const runtime::Target& target, bool cta_clock) {
+  runtime::CompileRequest request = attention::compile_request(config, problem, target, cta_clock);
+  CompiledAttention c{compiler.compile(request), request.name_expressions.at(0)};
+  if (auto why = attention::rejected_resources(c.result.resources_of(c.expression))) {
+    throw std::runtime_error(fmt::format("config {} rejected after compiling: {}", attention::format(config), *why));
+  }
+  return c;
+}
+
+void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
+  // Everything the user typed is checked before any GPU is touched.
+  attention::Problem problem = attention::Problem::parse(opt.problem);
+  Config config = attention::parse_config(opt.config);
+
+  runtime::DeviceProperties props = runtime::query_device(opt.device);
+  runtime::DeviceContext context(opt.device);
+  runtime::Target target = runtime::Target::parse(props.native_target());
+  if (auto why = attention::invalid_reason(config, problem, DeviceLimits::from(props))) {
+    throw UsageError(fmt::format("config {} cannot run {} on {}: {}", attention::format(config), problem.to_string(),
+                                 props.name, *why));
+  }
+  CompilerStack stack(globals);
+  CompiledAttention compiled = compile_checked(stack.compiler(), config, problem, target, false);
+  runtime::Module module(compiled.result.cubin, attention::format(config));
+  runtime::Kernel kernel = module.kernel(compiled.result.lowered(compiled.expression));
+  runtime::LaunchGeometry geometry = attention::launch_geometry(config, problem);
+  kernel.set_max_dynamic_shared_bytes(static_cast<int>(geometry.dynamic_shared_bytes));
+
+  runtime::Stream stream;
+  if (!opt.json) fmt::print(stderr, "bench: preparing inputs and the fp32 reference for {}\n", problem.to_string());
+  harness::AttentionWorkspace workspace(problem, stack.compiler(), target, opt.seed, stream);
+  AttentionParams params = workspace.params(true);
+  auto launch_kernel = [&](const runtime::Stream& s) {
+    void* args[] = {&params};
+    runtime::launch(kernel, geometry, s, args);
+  };
+
+  workspace.poison_outputs(stream);
+  launch_kernel(stream);
+  harness::AttentionCheck check = workspace.check(stream, true);
+
+  harness::Timer timer(static_cast<std::size_t>(props.l2_bytes) * 2);
+  harness::TimingOptions timing;
+  timing.repetitions = opt.repetitions;
+  std::optional<Measured> kernel_time;
+  if (check.passed) kernel_time = measure(problem, timer.time(launch_kernel, stream, timing));
+
+  // Second view: clock64 cycles per CTA from the instrumented build of the same config.
+  nlohmann::json clock_view;
+  if (opt.timer == "clock64" && check.passed) {
+    CompiledAttention clocked = compile_checked(stack.compiler(), config, problem, target, true);
+    runtime::Module clock_module(clocked.result.cubin, attention::format(config) + " (clock64)");
+    runtime::Kernel clock_kernel = clock_module.kernel(clocked.result.lowered(clocked.expression));
+    clock_kernel.set_max_dynamic_shared_bytes(static_cast<int>(geometry.dynamic_shared_bytes));
+    std::size_t ctas = std::size_t{geometry.grid[0]} * geometry.grid[1] * geometry.grid[2];
+    runtime::DeviceBuffer cycles(ctas * 8, "CTA cycles");
+    AttentionParams clock_params = workspace.params(true, cycles.get());
+    timer.flush_l2(stream);
+    void* args[] = {&clock_params};
+    runtime::launch(clock_kernel, geometry, stream, args);
+    stream.synchronize();
+    std::vector<std::uint64_t> per_cta = cycles.download_as<std::uint64_t>(ctas);
+    std::vector<double> as_double(per_cta.begin(), per_cta.end());
+    harness::TimingSummary s = harness::summarize(as_double, 1);
+    clock_view = {{"ctas", ctas},          {"median_cycles", s.median_us}, {"p10_cycles", s.p10_us},
+                  {"p90_cycles", s.p90_us}, {"max_cycles", *std::max_element(as_double.begin(), as_double.end())},
+                  {"sm_clock_mhz", props.sm_clock_khz / 1000}};
+  }
+
+  std::optional<harness::CublasHandle> cublas;
+  std::optional<Measured> baseline_time;
+  harness::AttentionCheck baseline_check;
+  harness::DevicePeaks peaks;
+  if (opt.baseline) {
+    cublas.emplace();
+    harness::UnfusedCublasAttention baseline(workspace, *cublas);
+    workspace.poison_outputs(stream);
+    baseline.run(stream);
+    baseline_check = workspace.check(stream, false);
+    baseline_time = measure(problem, timer.time([&](const runtime::Stream& s) { baseline.run(s); }, stream, timing));
+    peaks = harness::measure_peaks(workspace, *cublas, timer, stream);
+  }
+
+  const runtime::ResourceUsage& usage = compiled.result.resources_of(compiled.expression);
+  {
+    nlohmann::json out = {
+        {"problem", problem.to_string()},
+        {"config", attention::format(config)},
+        {"config_hash", config.hash()},
+        {"device", props.name},
+        {"target", target.name()},
+        {"resources", runtime::to_json(usage)},
+        {"shared_bytes", geometry.dynamic_shared_bytes},
+        {"check", to_json(check)},
+        {"flops", problem.flops()},
+        {"bytes", problem.bytes()},
+    };
+    if (kernel_time) out["kernel"] = to_json(*kernel_time);
+    if (!clock_view.is_null()) out["clock64"] = clock_view;
+    if (baseline_time) {
+      out["baseline"] = to_json(*baseline_time);
+      out["baseline"]["name"] = "cublas_unfused";
+      out["baseline"]["check"] = to_json(baseline_check);
+      out["peaks"] = {{"gemm_tflops", peaks.gemm_tflops}, {"copy_gbps", peaks.copy_gbps}};
+    }
+    if (opt.json) fmt::print("{}\n", out.dump());
+    if (!opt.json_out.empty()) {
+      std::ofstream file(opt.json_out, std::ios::app);
+      file << out.dump() << '\n';
+      if (!file) throw std::runtime_error("cannot append to " + opt.json_out);
+    }
+  }
+  if (!opt.json) {
+    fmt::print("problem    {}\n", problem.to_string());
+    fmt::print("config     {}\n", attention::format(config));
+    fmt::print("device     {} ({}), {} SMs\n", props.name, target.name(), props.sm_count);
+    fmt::print("resources  {} registers, {} spilled bytes, {} B dynamic shared memory, {} threads, grid {}x{}x{}\n",
+               usage.registers, usage.spill_store_bytes + usage.spill_load_bytes, geometry.dynamic_shared_bytes,
+               geometry.block[0], geometry.grid[0], geometry.grid[1], geometry.grid[2]);
+    fmt::print("check      {}: max abs error {:.3g} (limit {:.3g}: 2 x same-precision {:.3g} + floor), rel L2 {:.3g}, "
+               "LSE max error {:.3g}{}\n",
+               check.passed ? "PASS" : "FAIL", check.max_abs_error, check.tolerance, check.same_precision_error,
+               check.rel_l2_error, check.lse_max_error, check.passed ? "" : " -- " + check.reason);
+    if (opt.baseline) {
+      fmt::print("peaks      {:.0f} TFLOP/s {} GEMM (cuBLAS 8192^3), {:.0f} GB/s device copy (read + write)\n",
+                 peaks.gemm_tflops, problem.dtype_name(), peaks.copy_gbps);
+    }
+    fmt::print("\n  {:<22} {:>10} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7} {:>7}\n", "", "median us", "min us",
+               "p10 us", "p90 us", "batch", "TFLOP/s", "GB/s", "%gemm", "%copy");
+    auto row = [&](const char* name, const Measured& m) {
+      fmt::print("  {:<22} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>6} {:>9.1f} {:>9.0f} {:>6.1f}% {:>6.1f}%\n", name,
+                 m.timing.median_us, m.timing.min_us, m.timing.p10_us, m.timing.p90_us, m.timing.batch, m.tflops,
+                 m.gbps, peaks.gemm_tflops > 0 ? 100 * m.tflops / peaks.gemm_tflops : 0.0,
+                 peaks.copy_gbps > 0 ? 100 * m.gbps / peaks.copy_gbps : 0.0);
+    };
+    if (kernel_time) row("evotune kernel", *kernel_time);
+    if (baseline_time) {
+      row("cuBLAS unfused", *baseline_time);
+      fmt::print("  (baseline check: {}, max abs error {:.3g})\n", baseline_check.passed ? "pass" : "FAIL",
+                 baseline_check.max_abs_error);
+      if (kernel_time) {
+        fmt::print("\n  speedup over the unfused baseline: {:.2f}x\n",
+                   baseline_time->timing.median_us / kernel_time->timing.median_us);
+      }
+    }
+    if (!clock_view.is_null()) {
+      fmt::print("  clock64: {} CTAs, median {:.0f} cycles per CTA (p10 {:.0f}, p90 {:.0f}, max {:.0f}) at up to {} MHz\n",
+                 clock_view["ctas"].get<std::size_t>(), clock_view["median_cycles"].get<double>(),
+                 clock_view["p10_cycles"].get<double>(), clock_view["p90_cycles"].get<double>(),
+                 clock_view["max_cycles"].get<double>(), clock_view["sm_clock_mhz"].get<int>());
+    }
+  }
+  if (!check.passed) throw std::runtime_error("the kernel's output is wrong: " + check.reason);
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
+  auto* cmd = app.add_subcommand("bench", "Compile, check and time one attention config beside the cuBLAS baseline");
+  auto opt = std::make_shared<BenchOptions>();
+  cmd->add_option("--problem", opt->problem, "e.g. b=4,hq=32,hkv=8,sq=4096,skv=4096,d=128,causal=1,dtype=bf16")
+      ->required();
+  cmd->add_option("--config", opt->config,
+                  "e.g. mma=mma_sync,block_m=128,block_n=64,warps=8 (unnamed parameters take the defaults)");
+  cmd->add_option("--timer", opt->timer, "events (CUDA events), or clock64 (events plus cycles per CTA)")
+      ->check(CLI::IsMember({"events", "clock64"}));
+  cmd->add_option("--device", opt->device, "GPU ordinal")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--reps", opt->repetitions, "timed repetitions")->check(CLI::Range(3, 100000));
+  cmd->add_option("--seed", opt->seed, "input seed");
+  cmd->add_flag("--json", opt->json, "print one JSON object (the format compare_sdpa.py reads)");
+  cmd->add_option("--json-out", opt->json_out, "also append that JSON object, as one line, to this file");
+  cmd->add_flag("!--no-baseline", opt->baseline, "skip the cuBLAS baseline and the peak measurements");
+  cmd->callback([opt, &globals] { run_bench(*opt, globals); });
+}
+
+void add_compile_command(CLI::App& app, const GlobalOptions& globals) {
+  auto* cmd = app.add_subcommand("compile", "Compile one attention config for a target and show its resources (no GPU)");
+  struct Options {
+    std::string problem, config, target = "sm_90a";
+  };
+  auto opt = std::make_shared<Options>();
+  cmd->add_option("--problem", opt->problem, "the problem, as for bench")->required();
+  cmd->add_option("--config", opt->config, "the config, as for bench");
+  cmd->add_option("--target", opt->target, "compile target, e.g. sm_80, sm_90a");
+  cmd->callback([opt, &globals] {
+    attention::Problem problem = attention::Problem::parse(opt->problem);
+    Config config = attention::parse_config(opt->config);
+    runtime::Target target = runtime::Target::parse(opt->target);
+    if (auto why = attention::invalid_reason(config, problem, DeviceLimits::for_target(target))) {
+      throw UsageError(fmt::format("config {} is invalid for {} on {}: {}", attention::format(config),
+                                   problem.to_string(), target.name(), *why));
+    }
+    CompilerStack stack(globals);
+    runtime::CompileRequest request = attention::compile_request(config, problem, target);
+    runtime::CompileResult result = stack.compiler().compile(request);
+    const runtime::ResourceUsage& u = result.resources_of(request.name_expressions[0]);
+    fmt::print("{}\n  kernel     {}\n  target     {}\n  registers  {}\n  spills     {} B stored, {} B loaded\n"
+               "  stack      {} B\n  shared     {} B dynamic\n  cache      {}\n  verdict    {}\n",
+               attention::format(config), result.lowered(request.name_expressions[0]), target.name(), u.registers,
+               u.spill_store_bytes, u.spill_load_bytes, u.stack_frame_bytes, attention::shared_bytes(config, problem),
+               result.from_cache ? "hit" : fmt::format("miss ({:.2f} s)", result.compile_seconds),
+               attention::rejected_resources(u).value_or("accepted"));
+  });
+}
+
+}  // namespace evotune::cli

@@ -1,0 +1,81 @@
+#pragma once
+// Everything one attention problem needs on the device: seeded inputs, the output (poisoned before every
+// checked run), the GPU fp32 reference and the same-precision emulation that sets the tolerance, and
+// the correctness check.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/cuda_objects.h"
+#include "runtime/nvrtc_compiler.h"
+#include "templates/attention/params.h"
+#include "templates/attention/problem.h"
+
+namespace evotune::harness {
+
+struct AttentionCheck {
+  double max_abs_error = 0;         // kernel vs fp32 reference
+  double rel_l2_error = 0;          // ||kernel - ref|| / ||ref||
+  double same_precision_error = 0;  // max abs error of the same-precision implementation vs the reference
+  double tolerance = 0;             // 2 x same_precision_error + floor
+  double lse_max_error = 0;
+  std::int64_t nan_count = 0;  // NaN or inf in the output (including unwritten, poisoned elements)
+  bool passed = false;
+  std::string reason;  // why not, when not
+};
+
+// Kernels the harness compiles for a problem (random fill, references, the baseline's softmax).
+class AttentionUtilityKernels {
+ public:
+  AttentionUtilityKernels(const attention::Problem& problem, runtime::Compiler& compiler, const runtime::Target& target);
+  runtime::Kernel fill() const { return module_->kernel(lowered_.at(0)); }
+  runtime::Kernel reference(bool round_like_inputs) const { return module_->kernel(lowered_.at(round_like_inputs ? 2 : 1)); }
+  runtime::Kernel baseline_softmax() const { return module_->kernel(lowered_.at(3)); }
+
+ private:
+  std::optional<runtime::Module> module_;
+  std::vector<std::string> lowered_;
+};
+
+class AttentionWorkspace {
+ public:
+  // Needs a current context. Fills Q, K, V from `seed` and computes the references.
+  AttentionWorkspace(const attention::Problem& problem, runtime::Compiler& compiler, const runtime::Target& target,
+                     std::uint64_t seed, const runtime::Stream& stream);
+
+  const attention::Problem& problem() const { return problem_; }
+  const AttentionUtilityKernels& kernels() const { return kernels_; }
+  // Kernel arguments; with_lse asks for the LSE output, cta_cycles (device pointer or 0) for clock64.
+  AttentionParams params(bool with_lse, CUdeviceptr cta_cycles = 0) const;
+  // New random inputs (Q, K, V streams derived from seed) and fresh references.
+  void reseed(std::uint64_t seed, const runtime::Stream& stream);
+  // O and LSE set to NaN, so that an element the kernel does not write fails the check.
+  void poison_outputs(const runtime::Stream& stream);
+  // Compares O (and LSE when checked_lse) with the fp32 reference; synchronizes the stream.
+  AttentionCheck check(const runtime::Stream& stream, bool check_lse) const;
+
+  // Host copies for tests: the inputs as floats (exact fp16/bf16 values), the GPU fp32 reference.
+  std::vector<float> download_input(char which) const;  // 'q', 'k' or 'v'
+  const std::vector<float>& reference_out() const { return ref_out_; }
+  const std::vector<float>& reference_lse() const { return ref_lse_; }
+  std::vector<float> download_output() const;
+
+  const runtime::DeviceBuffer& q() const { return q_; }
+  const runtime::DeviceBuffer& k() const { return k_; }
+  const runtime::DeviceBuffer& v() const { return v_; }
+  const runtime::DeviceBuffer& o() const { return o_; }
+
+ private:
+  void run_reference(bool round_like_inputs, const runtime::DeviceBuffer& out, const runtime::Stream& stream) const;
+  std::vector<float> to_floats(const std::vector<std::uint16_t>& bits) const;
+
+  attention::Problem problem_;
+  AttentionUtilityKernels kernels_;
+  runtime::DeviceBuffer q_, k_, v_, o_, lse_;
+  std::vector<float> ref_out_, ref_lse_;
+  double same_precision_error_ = 0;
+  double ref_max_abs_ = 0;
+};
+
+}  // namespace evotune::harness

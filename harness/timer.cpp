@@ -1,0 +1,64 @@
+#include "harness/timer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace evotune::harness {
+
+TimingSummary summarize(std::vector<double> samples, int batch) {
+  TimingSummary s;
+  s.batch = batch;
+  s.samples_us = samples;
+  if (samples.empty()) return s;
+  std::sort(samples.begin(), samples.end());
+  auto rank = [&](double q) {
+    std::size_t i = static_cast<std::size_t>(std::lround(q * static_cast<double>(samples.size() - 1)));
+    return samples[std::min(i, samples.size() - 1)];
+  };
+  s.min_us = samples.front();
+  s.p10_us = rank(0.10);
+  s.median_us = samples.size() % 2 ? samples[samples.size() / 2]
+                                   : 0.5 * (samples[samples.size() / 2 - 1] + samples[samples.size() / 2]);
+  s.p90_us = rank(0.90);
+  s.mean_us = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size());
+  return s;
+}
+
+Timer::Timer(std::size_t flush_bytes) : flush_(flush_bytes, "L2 flush buffer") {}
+
+void Timer::flush_l2(const runtime::Stream& stream) {
+  // A different value each time, so no layer can treat the write as a no-op.
+  EVOTUNE_CU(cuMemsetD32Async(flush_.get(), ++flush_value_, flush_.bytes() / 4, stream.get()), "flushing L2");
+}
+
+TimingSummary Timer::time(const std::function<void(const runtime::Stream&)>& launch, const runtime::Stream& stream,
+                          const TimingOptions& options) {
+  runtime::Event start, stop;
+  for (int i = 0; i < options.warmup; ++i) launch(stream);
+  // One flushed, timed launch estimates the duration and decides the batch size.
+  flush_l2(stream);
+  start.record(stream);
+  launch(stream);
+  stop.record(stream);
+  stop.synchronize();
+  double estimate_us = 1e3 * stop.elapsed_ms_since(start);
+  int batch = 1;
+  if (estimate_us < options.batch_below_us) {
+    batch = std::clamp(static_cast<int>(std::ceil(options.batch_target_us / std::max(estimate_us, 0.5))), 1,
+                       options.max_batch);
+  }
+  std::vector<double> samples;
+  samples.reserve(static_cast<std::size_t>(options.repetitions));
+  for (int r = 0; r < options.repetitions; ++r) {
+    flush_l2(stream);
+    start.record(stream);
+    for (int i = 0; i < batch; ++i) launch(stream);
+    stop.record(stream);
+    stop.synchronize();
+    samples.push_back(1e3 * stop.elapsed_ms_since(start) / batch);
+  }
+  return summarize(std::move(samples), batch);
+}
+
+}  // namespace evotune::harness

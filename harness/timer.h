@@ -1,0 +1,43 @@
+#pragma once
+// Event timing by the rules of DESIGN.md: warm up, flush L2 before every sample (write a buffer of
+// twice the L2 size), CUDA events around each sample, many samples, every raw sample kept. Kernels
+// shorter than `batch_below_us` are timed as back-to-back batches so that event resolution and
+// launch gaps do not dominate; a sample is then the batch time divided by the batch size.
+#include <functional>
+#include <vector>
+
+#include "runtime/cuda_objects.h"
+
+namespace evotune::harness {
+
+struct TimingOptions {
+  int warmup = 5;
+  int repetitions = 50;
+  double batch_below_us = 20.0;
+  double batch_target_us = 200.0;
+  int max_batch = 1000;
+};
+
+struct TimingSummary {
+  std::vector<double> samples_us;  // one per repetition, per launch
+  int batch = 1;                   // launches per sample
+  double median_us = 0, min_us = 0, p10_us = 0, p90_us = 0, mean_us = 0;
+};
+
+// Summary statistics of raw samples (median, min, p10, p90 by nearest rank on the sorted samples).
+TimingSummary summarize(std::vector<double> samples_us, int batch);
+
+class Timer {
+ public:
+  // flush_bytes: the L2 flush buffer's size; 2x the device's L2.
+  explicit Timer(std::size_t flush_bytes);
+  void flush_l2(const runtime::Stream& stream);
+  TimingSummary time(const std::function<void(const runtime::Stream&)>& launch, const runtime::Stream& stream,
+                     const TimingOptions& options);
+
+ private:
+  runtime::DeviceBuffer flush_;
+  unsigned flush_value_ = 0;
+};
+
+}  // namespace evotune::harness

@@ -1,0 +1,119 @@
+#pragma once
+// Attention forward, FlashAttention-2 style: O = softmax(Q.K^T * scale) . V with an online softmax and
+// fp32 accumulation, one CTA per (block_m query rows, head, batch). The pipeline (Q load, K/V blocks
+// through a `stages`-deep cp.async ring, block skipping and masking) lives here once; the arithmetic of
+// one K/V block is the mainloop's, chosen by the `mma` tunable:
+//   kMma = 0  scalar FMA      (mainloop_scalar.cuh)
+//   kMma = 1  mma.sync m16n8k16 tensor cores with ldmatrix (mainloop_mma.cuh)
+// Template arguments are the family's tunables (see attention_family.cpp) plus the problem's dtype,
+// head dim and causality.
+#include "attention/common.cuh"
+#include "attention/mainloop_mma.cuh"
+#include "attention/mainloop_scalar.cuh"
+
+namespace evotune_attention {
+
+template <typename T_, int D_, int kBlockM_, int kBlockN_, int kWarps_, int kStages_, int kBarrier, int kLayout_,
+          int kVecBytes_, bool kCausal_>
+struct KernelConfig {
+  using T = T_;
+  static constexpr int D = D_;
+  static constexpr int kBlockM = kBlockM_;
+  static constexpr int kBlockN = kBlockN_;
+  static constexpr int kWarps = kWarps_;
+  static constexpr int kThreads = kWarps_ * 32;
+  static constexpr int kStages = kStages_;
+  static constexpr bool kFullBarrier = kBarrier == 0;  // 0 full: a barrier around every shared-memory phase
+  static constexpr int kVecBytes = kVecBytes_;
+  static constexpr bool kCausal = kCausal_;
+  static constexpr int kLayout = kLayout_;
+  using Layout = TileLayout<D, kLayout_>;
+};
+
+__device__ __forceinline__ unsigned dynamic_smem_bytes() {
+  unsigned bytes;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+  return bytes;
+}
+
+template <class Cfg, class Mainloop>
+__device__ __forceinline__ void attention_forward(const AttentionParams& p) {
+  using T = typename Cfg::T;
+  using Layout = typename Cfg::Layout;
+  constexpr int D = Cfg::D;
+  constexpr int kStages = Cfg::kStages;
+  constexpr int kTileQ = Layout::elements(Cfg::kBlockM);
+  constexpr int kTileKV = Layout::elements(Cfg::kBlockN);
+  constexpr unsigned kSmemBytes = (kTileQ + 2 * kStages * kTileKV) * 2 + Mainloop::kScratchBytes;
+  CtaClock clock;
+
+  extern __shared__ __align__(128) unsigned char smem[];
+  // The host computes the same size (attention_family.cpp); a mismatch must fail loudly, not corrupt.
+  if (dynamic_smem_bytes() < kSmemBytes) __trap();
+  T* q_smem = reinterpret_cast<T*>(smem);
+  T* k_smem = q_smem + kTileQ;
+  T* v_smem = k_smem + kStages * kTileKV;
+  void* scratch = v_smem + kStages * kTileKV;
+
+  const WorkTile w = make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal>(p);
+  const T* q = head_ptr<T>(p.q, w.batch, p.hq, w.head, p.sq, D) + static_cast<long long>(w.m0) * D;
+  const T* k = head_ptr<T>(p.k, w.batch, p.hkv, w.kv_head, p.skv, D);
+  const T* v = head_ptr<T>(p.v, w.batch, p.hkv, w.kv_head, p.skv, D);
+
+  auto load_kv = [&](int block, int stage) {
+    const int n0 = block * Cfg::kBlockN;
+    load_tile<T, D, Cfg::kBlockN, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads>(
+        k_smem + stage * kTileKV, k + static_cast<long long>(n0) * D, p.skv - n0);
+    load_tile<T, D, Cfg::kBlockN, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads>(
+        v_smem + stage * kTileKV, v + static_cast<long long>(n0) * D, p.skv - n0);
+  };
+
+  // Prologue: Q and the first kStages - 1 K/V blocks, one commit group per block (Q rides in the first).
+  load_tile<T, D, Cfg::kBlockM, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads>(
+      q_smem, q, p.sq - w.m0);
+  if constexpr (kStages == 1) cp_async_commit();
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < w.n_blocks) load_kv(s, s);
+    cp_async_commit();  // always, so that group counting stays uniform
+  }
+
+  Mainloop mainloop;
+  if constexpr (Mainloop::kScratchBytes > 0) mainloop.set_scratch(scratch);
+  for (int j = 0; j < w.n_blocks; ++j) {
+    const int stage = kStages == 1 ? 0 : j % kStages;
+    if constexpr (kStages == 1) {
+      if (j > 0) __syncthreads();  // everyone is done reading the single buffer
+      load_kv(j, 0);
+      cp_async_commit();
+      cp_async_wait<0>();
+      __syncthreads();
+    } else {
+      cp_async_wait<kStages - 2>();  // block j has landed (this thread's copies)
+      __syncthreads();               // ... everyone's; and everyone is done with block j - 1's buffer
+      const int next = j + kStages - 1;
+      if (next < w.n_blocks) load_kv(next, next % kStages);
+      cp_async_commit();
+    }
+    if (j == 0) mainloop.load_q(q_smem);
+    const int n0 = j * Cfg::kBlockN;
+    mainloop.compute_block(k_smem + stage * kTileKV, v_smem + stage * kTileKV, n0,
+                           block_needs_mask<Cfg::kBlockN, Cfg::kCausal>(w, n0, p.skv), w, p);
+  }
+  mainloop.epilogue(w, p, scratch);
+  clock.stop(p);
+}
+
+}  // namespace evotune_attention
+
+template <typename T, int D, int kMma, int kBlockM, int kBlockN, int kWarps, int kStages, int kBarrier, int kLayout,
+          int kVecBytes, bool kCausal>
+__global__ void __launch_bounds__(kWarps * 32) attention_fwd(const __grid_constant__ AttentionParams p) {
+  using Cfg = evotune_attention::KernelConfig<T, D, kBlockM, kBlockN, kWarps, kStages, kBarrier, kLayout, kVecBytes,
+                                              kCausal>;
+  if constexpr (kMma == 1) {
+    evotune_attention::attention_forward<Cfg, evotune_attention::MmaMainloop<Cfg>>(p);
+  } else {
+    evotune_attention::attention_forward<Cfg, evotune_attention::ScalarMainloop<Cfg>>(p);
+  }
+}

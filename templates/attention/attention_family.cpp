@@ -1,0 +1,125 @@
+#include "templates/attention/attention_family.h"
+
+#include <fmt/format.h>
+
+#include "templates/embedded_sources.h"
+
+namespace evotune::attention {
+
+const std::vector<Parameter>& parameters() {
+  static const std::vector<Parameter> params = {
+      {"mma", {kScalar, kMmaSync}, {"scalar", "mma_sync"}, "arithmetic: fp32 FMA, or mma.sync m16n8k16 tensor cores"},
+      {"block_m", {16, 32, 64, 128, 256}, {}, "query rows per CTA"},
+      {"block_n", {16, 32, 64, 128}, {}, "keys per K/V block"},
+      {"warps", {1, 2, 4, 8}, {}, "warps per CTA"},
+      {"stages", {1, 2, 3}, {}, "K/V blocks in flight through the cp.async ring"},
+      {"barrier", {kFullBarrier, kLightBarrier}, {"full", "light"},
+       "full: a CTA barrier around every shared-memory phase; light: only the ones the algorithm needs"},
+      {"smem_layout", {kPaddedLayout, kSwizzledLayout}, {"padded", "swizzled"},
+       "bank-conflict avoidance for shared tiles: 16-byte row padding, or xor swizzle of 16-byte chunks"},
+      {"vec_bytes", {4, 8, 16}, {}, "bytes per cp.async global->shared copy"},
+  };
+  return params;
+}
+
+Config default_config() {
+  // Hand-picked for H100, d=128: 8 warps of 16 rows keep Q in registers (one m16 tile per warp),
+  // 64-key blocks double-buffered: (128 + 2*2*64) rows * 256 B = 96 KiB of shared memory.
+  return Config({{"mma", kMmaSync},
+                 {"block_m", 128},
+                 {"block_n", 64},
+                 {"warps", 8},
+                 {"stages", 2},
+                 {"barrier", kLightBarrier},
+                 {"smem_layout", kSwizzledLayout},
+                 {"vec_bytes", 16}});
+}
+
+Config parse_config(std::string_view text) { return evotune::parse_config(text, parameters(), default_config()); }
+
+std::string format(const Config& config) { return format_config(config, parameters()); }
+
+int threads(const Config& c) { return c.at("warps") * 32; }
+
+int shared_bytes(const Config& c, const Problem& p) {
+  // Must match attention.cuh: Q tile + stages x (K tile + V tile), rows of d (+8 when padded) 2-byte
+  // elements, plus the scalar mainloop's fp32 probability rows.
+  int row_stride = p.d + (c.at("smem_layout") == kPaddedLayout ? 8 : 0);
+  int rows = c.at("block_m") + 2 * c.at("stages") * c.at("block_n");
+  int scratch = c.at("mma") == kScalar ? c.at("block_m") * c.at("block_n") * 4 : 0;
+  return rows * row_stride * 2 + scratch;
+}
+
+std::optional<std::string> invalid_reason(const Config& c, const Problem& p, const DeviceLimits& limits) {
+  for (const Parameter& param : parameters()) {
+    if (!c.has(param.name)) return fmt::format("missing parameter {}", param.name);
+    if (!param.contains(c.at(param.name))) return fmt::format("{}={} outside its domain", param.name, c.at(param.name));
+  }
+  const int block_m = c.at("block_m"), block_n = c.at("block_n"), warps = c.at("warps");
+  const int n_threads = threads(c);
+  if (n_threads > limits.max_threads_per_block) {
+    return fmt::format("{} threads exceed the device's {} per block", n_threads, limits.max_threads_per_block);
+  }
+  if (c.at("mma") == kMmaSync) {
+    // Each warp owns one or two 16-row MMA tiles.
+    if (block_m % (16 * warps) != 0 || block_m / (16 * warps) > 2) {
+      return fmt::format("mma_sync needs block_m = 16 or 32 rows per warp (block_m={}, warps={})", block_m, warps);
+    }
+    if (limits.compute_capability < 80) return "mma_sync m16n8k16 with bf16 and cp.async need sm_80 or newer";
+  } else {
+    // Scalar: a power-of-two group of threads, within one warp, per row.
+    if (n_threads % block_m != 0 || n_threads / block_m > 32) {
+      return fmt::format("scalar needs 1 to 32 threads per row (block_m={}, threads={})", block_m, n_threads);
+    }
+    const int per_row = n_threads / block_m;
+    if (block_n % per_row != 0 || p.d % per_row != 0) {
+      return fmt::format("scalar: {} threads per row do not split block_n={} and d={}", per_row, block_n, p.d);
+    }
+  }
+  const int smem = shared_bytes(c, p);
+  if (smem > limits.shared_bytes_per_block_optin) {
+    return fmt::format("{} bytes of shared memory exceed the device's {} per block", smem,
+                       limits.shared_bytes_per_block_optin);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> rejected_resources(const runtime::ResourceUsage& u) {
+  if (u.spill_store_bytes > 0 || u.spill_load_bytes > 0) {
+    return fmt::format("register spills ({} bytes stored, {} loaded; {} registers)", u.spill_store_bytes,
+                       u.spill_load_bytes, u.registers);
+  }
+  return std::nullopt;
+}
+
+std::string name_expression(const Config& c, const Problem& p) {
+  return fmt::format("attention_fwd<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", p.cuda_type(), p.d, c.at("mma"),
+                     c.at("block_m"), c.at("block_n"), c.at("warps"), c.at("stages"), c.at("barrier"),
+                     c.at("smem_layout"), c.at("vec_bytes"), p.causal ? "true" : "false");
+}
+
+runtime::CompileRequest compile_request(const Config& c, const Problem& p, const runtime::Target& target,
+                                        bool cta_clock) {
+  runtime::CompileRequest r;
+  r.source_name = "attention.cu";
+  r.source = "#include \"attention/attention.cuh\"\n";
+  r.headers = templates::embedded_headers("attention/");
+  r.name_expressions = {name_expression(c, p)};
+  r.options = {"--use_fast_math"};
+  if (cta_clock) r.options.push_back("-DEVOTUNE_CTA_CLOCK=1");
+  r.target = target;
+  r.label = format(c);
+  return r;
+}
+
+runtime::LaunchGeometry launch_geometry(const Config& c, const Problem& p) {
+  runtime::LaunchGeometry g;
+  g.grid[0] = static_cast<unsigned>((p.sq + c.at("block_m") - 1) / c.at("block_m"));
+  g.grid[1] = static_cast<unsigned>(p.hq);
+  g.grid[2] = static_cast<unsigned>(p.b);
+  g.block[0] = static_cast<unsigned>(threads(c));
+  g.dynamic_shared_bytes = static_cast<unsigned>(shared_bytes(c, p));
+  return g;
+}
+
+}  // namespace evotune::attention

@@ -1,0 +1,41 @@
+#pragma once
+// The attention family on the host: its tunables, validity rules, and how a (config, problem) becomes
+// an NVRTC compile request and a launch. Every tunable reaches the kernel as a template argument.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/cuda_objects.h"
+#include "runtime/nvrtc_compiler.h"
+#include "templates/attention/problem.h"
+#include "templates/device_limits.h"
+#include "templates/space.h"
+
+namespace evotune::attention {
+
+enum Mma { kScalar = 0, kMmaSync = 1 };
+enum Barrier { kFullBarrier = 0, kLightBarrier = 1 };
+enum SmemLayout { kPaddedLayout = 0, kSwizzledLayout = 1 };
+
+// mma, block_m, block_n, warps, stages, barrier, smem_layout, vec_bytes (in this order).
+const std::vector<Parameter>& parameters();
+// The hand-picked config for an H100 (see README: "Hand-picked configs").
+Config default_config();
+Config parse_config(std::string_view text);
+std::string format(const Config& config);
+
+int threads(const Config& config);
+int shared_bytes(const Config& config, const Problem& problem);
+
+// Why the config cannot run this problem on this device, before compiling; nullopt when it can.
+std::optional<std::string> invalid_reason(const Config& config, const Problem& problem, const DeviceLimits& limits);
+// Why a compiled kernel is rejected (register spills), nullopt when accepted.
+std::optional<std::string> rejected_resources(const runtime::ResourceUsage& usage);
+
+std::string name_expression(const Config& config, const Problem& problem);
+// cta_clock: build the variant that records clock64 cycles per CTA.
+runtime::CompileRequest compile_request(const Config& config, const Problem& problem, const runtime::Target& target,
+                                        bool cta_clock = false);
+runtime::LaunchGeometry launch_geometry(const Config& config, const Problem& problem);
+
+}  // namespace evotune::attention

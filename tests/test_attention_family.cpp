@@ -1,0 +1,192 @@
+// The attention family on the CPU: problem and config parsing, validity rules, real compiles of a
+// representative sample for sm_90a and sm_80, and the rule that every value of every tunable changes
+// the generated code.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <future>
+#include <map>
+
+#include "runtime/compile_pool.h"
+#include "runtime/errors.h"
+#include "templates/attention/attention_family.h"
+
+using namespace evotune;
+using namespace evotune::attention;
+
+TEST(AttentionProblem, ParsesAndPrintsCanonically) {
+  Problem p = Problem::parse("b=4,hq=32,hkv=8,sq=4096,skv=4096,d=128,causal=1,dtype=bf16");
+  EXPECT_EQ(p.b, 4);
+  EXPECT_EQ(p.hq, 32);
+  EXPECT_EQ(p.hkv, 8);
+  EXPECT_EQ(p.group(), 4);
+  EXPECT_TRUE(p.causal);
+  EXPECT_EQ(p.dtype, DType::bf16);
+  EXPECT_EQ(Problem::parse(p.to_string()), p);
+  Problem defaults = Problem::parse("hq=8,sq=77,d=64");
+  EXPECT_EQ(defaults.hkv, 8);
+  EXPECT_EQ(defaults.skv, 77);
+  EXPECT_FALSE(defaults.causal);
+  EXPECT_EQ(defaults.dtype, DType::fp16);
+}
+
+TEST(AttentionProblem, RejectsBadInputWithOneLineReasons) {
+  const char* bad[] = {"b=0",         "b=x",          "bogus=1",       "hq=32,hkv=5",  "sq=10,skv=5",
+                       "d=96",        "causal=2",     "dtype=fp32",    "b=1,b=2",      "b",
+                       "=4",          "b=4,,hq=",     "sq=-3",         "hq=4,hkv=8"};
+  for (const char* text : bad) {
+    try {
+      Problem::parse(text);
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(AttentionProblem, CountsFlopsWithTheVisibleFraction) {
+  Problem p = Problem::parse("b=4,hq=16,sq=4096,d=128");
+  EXPECT_DOUBLE_EQ(p.flops(), 4.0 * 4 * 16 * 4096.0 * 4096 * 128);
+  Problem c = Problem::parse("b=4,hq=16,sq=4096,d=128,causal=1");
+  EXPECT_DOUBLE_EQ(c.visible_fraction(), (4096.0 * 4097 / 2) / (4096.0 * 4096));
+  // Decode with bottom-right causal sees every key.
+  EXPECT_DOUBLE_EQ(Problem::parse("sq=1,skv=4096,causal=1").visible_fraction(), 1.0);
+  // Bytes: q and o of b*hq*sq*d, k and v of b*hkv*skv*d, two bytes each.
+  Problem g = Problem::parse("b=2,hq=8,hkv=2,sq=16,skv=32,d=64");
+  EXPECT_DOUBLE_EQ(g.bytes(), 2.0 * (2.0 * 2 * 8 * 16 * 64 + 2.0 * 2 * 2 * 32 * 64));
+}
+
+TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
+  Config c = parse_config("mma=scalar,block_m=64,barrier=full,smem_layout=padded,vec_bytes=8");
+  EXPECT_EQ(c.at("mma"), kScalar);
+  EXPECT_EQ(c.at("block_m"), 64);
+  EXPECT_EQ(c.at("barrier"), kFullBarrier);
+  EXPECT_EQ(c.at("block_n"), default_config().at("block_n"));  // not given: default
+  EXPECT_EQ(format(c), "mma=scalar,block_m=64,block_n=64,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8");
+  EXPECT_EQ(parse_config(format(c)), c);
+  EXPECT_EQ(c.hash().size(), 16u);
+  EXPECT_NE(c.hash(), default_config().hash());
+}
+
+TEST(AttentionConfig, RejectsUnknownKeysAndBadValues) {
+  for (const char* bad : {"bogus=1", "block_m=48", "mma=wgmma", "warps=three", "block_m=64,block_m=128", "stages"}) {
+    EXPECT_THROW(parse_config(bad), UsageError) << bad;
+  }
+}
+
+TEST(AttentionValidity, FollowsTheRules) {
+  DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  DeviceLimits a10 = DeviceLimits::for_target(runtime::Target::parse("sm_86"));
+  Problem p = Problem::parse("b=1,hq=8,sq=512,d=128");
+  EXPECT_EQ(invalid_reason(default_config(), p, h100), std::nullopt);
+  // 16 or 32 rows per warp for mma_sync.
+  EXPECT_NE(invalid_reason(parse_config("block_m=64,warps=8"), p, h100), std::nullopt);
+  EXPECT_EQ(invalid_reason(parse_config("block_m=256,warps=8"), p, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(parse_config("block_m=256,warps=4"), p, h100), std::nullopt);
+  // Scalar: 1..32 threads per row.
+  EXPECT_EQ(invalid_reason(parse_config("mma=scalar,block_m=64,warps=4"), p, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(parse_config("mma=scalar,block_m=256,warps=4"), p, h100), std::nullopt);
+  EXPECT_EQ(invalid_reason(parse_config("mma=scalar,block_m=16,warps=8"), p, h100), std::nullopt);  // 16 per row
+  EXPECT_NE(invalid_reason(parse_config("mma=scalar,block_m=128,warps=2"), p, h100), std::nullopt);
+  // Shared memory: (128 + 2*3*128) rows * 256 B = 224 KiB fits an H100 (227 KiB), not an sm_86 (99 KiB).
+  Config big = parse_config("block_n=128,stages=3");
+  EXPECT_EQ(shared_bytes(big, p), (128 + 2 * 3 * 128) * 256);
+  EXPECT_EQ(invalid_reason(big, p, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(big, p, a10), std::nullopt);
+  EXPECT_NE(invalid_reason(parse_config("block_n=128,stages=3,smem_layout=padded"), p, h100), std::nullopt);
+  // Spills reject a compiled kernel.
+  EXPECT_NE(rejected_resources({.registers = 255, .spill_store_bytes = 8, .spill_load_bytes = 8}), std::nullopt);
+  EXPECT_EQ(rejected_resources({.registers = 128}), std::nullopt);
+}
+
+namespace {
+
+// Compiles requests in parallel and returns CUBINs in order.
+std::vector<runtime::CompileResult> compile_all(const std::vector<runtime::CompileRequest>& requests) {
+  runtime::NvrtcCompiler compiler;
+  runtime::CompilePool pool(compiler, 2);
+  std::vector<std::future<runtime::CompileResult>> futures;
+  for (const auto& r : requests) futures.push_back(pool.submit(r));
+  std::vector<runtime::CompileResult> results;
+  for (auto& f : futures) results.push_back(f.get());
+  return results;
+}
+
+}  // namespace
+
+TEST(AttentionCompile, RepresentativeSampleCompilesForHopperAndAmpere) {
+  struct Case {
+    const char* config;
+    const char* problem;
+  };
+  const Case cases[] = {
+      {"", "b=1,hq=8,sq=512,d=128,dtype=fp16"},
+      {"", "b=1,hq=32,hkv=8,sq=512,d=128,causal=1,dtype=bf16"},
+      {"block_m=64,warps=4,block_n=32,stages=3,smem_layout=padded", "b=1,hq=8,sq=77,skv=1029,d=64,causal=1"},
+      {"block_m=128,warps=4,barrier=full,vec_bytes=8", "b=2,hq=4,sq=1000,d=64,dtype=bf16"},
+      {"mma=scalar,block_m=64,block_n=32,warps=4,stages=1", "b=1,hq=8,sq=512,d=128"},
+      {"mma=scalar,block_m=32,block_n=32,warps=4,vec_bytes=4", "b=1,hq=8,sq=1,skv=300,d=64,causal=1,dtype=bf16"},
+  };
+  std::vector<runtime::CompileRequest> requests;
+  for (const char* target : {"sm_90a", "sm_80"}) {
+    for (const Case& c : cases) {
+      Config config = parse_config(c.config);
+      Problem problem = Problem::parse(c.problem);
+      ASSERT_EQ(invalid_reason(config, problem, DeviceLimits::for_target(runtime::Target::parse(target))), std::nullopt)
+          << c.config;
+      requests.push_back(compile_request(config, problem, runtime::Target::parse(target)));
+    }
+  }
+  auto results = compile_all(requests);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& usage = results[i].resources_of(requests[i].name_expressions[0]);
+    EXPECT_GT(usage.registers, 0) << requests[i].label;
+    EXPECT_LE(usage.registers, 255) << requests[i].label;
+    EXPECT_EQ(runtime::cubin_compute_capability(results[i].cubin), requests[i].target.compute_capability());
+  }
+}
+
+TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
+  // For each (tunable, value), pair a base config with the same config at that value. Bases cover the
+  // two mainloops so that every value is valid against at least one of them.
+  const Problem problem = Problem::parse("b=1,hq=8,sq=512,d=64,causal=1");
+  const DeviceLimits limits = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  const std::vector<Config> bases = {
+      parse_config("mma=mma_sync,block_m=64,block_n=64,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16"),
+      parse_config("mma=scalar,block_m=32,block_n=32,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16"),
+      parse_config("mma=mma_sync,block_m=128,block_n=32,warps=8,stages=3,barrier=full,smem_layout=padded,vec_bytes=8"),
+  };
+  struct Pair {
+    std::string what;
+    Config a, b;
+  };
+  std::vector<Pair> pairs;
+  for (const Parameter& param : parameters()) {
+    for (int value : param.values) {
+      bool paired = false;
+      for (const Config& base : bases) {
+        if (base.at(param.name) == value) continue;
+        Config changed = base;
+        changed.set(param.name, value);
+        if (invalid_reason(changed, problem, limits)) continue;
+        pairs.push_back({fmt::format("{}={} vs {}", param.name, param.format(value), format(base)), base, changed});
+        paired = true;
+        break;
+      }
+      // Every value must be usable somewhere: a value valid with no base would be a dead knob.
+      EXPECT_TRUE(paired || std::any_of(bases.begin(), bases.end(), [&](const Config& b) { return b.at(param.name) == value; }))
+          << param.name << "=" << param.format(value) << " is valid with none of the bases";
+    }
+  }
+  std::vector<runtime::CompileRequest> requests;
+  for (const Pair& p : pairs) {
+    requests.push_back(compile_request(p.a, problem, runtime::Target::parse("sm_90a")));
+    requests.push_back(compile_request(p.b, problem, runtime::Target::parse("sm_90a")));
+  }
+  auto results = compile_all(requests);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    EXPECT_NE(results[2 * i].cubin, results[2 * i + 1].cubin) << pairs[i].what << ": identical CUBIN";
+  }
+  EXPECT_GE(pairs.size(), 16u);
+}

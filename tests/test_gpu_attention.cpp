@@ -1,0 +1,160 @@
+// GPU tests of the attention family (skip without a GPU): the GPU fp32 reference against the CPU fp64
+// one, every feature of the kernels against the reference for both mainloops, and proof that the check
+// fails when it should.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <future>
+#include <map>
+
+#include "harness/attention_cpu_reference.h"
+#include "harness/attention_workspace.h"
+#include "runtime/compile_pool.h"
+#include "runtime/cubin_cache.h"
+#include "runtime/device_properties.h"
+#include "templates/attention/attention_family.h"
+#include "tests/test_support.h"
+
+using namespace evotune;
+using attention::Problem;
+
+namespace {
+
+struct GpuFixture {
+  runtime::DeviceProperties props = runtime::query_device(0);
+  runtime::DeviceContext context{0};
+  runtime::Target target = runtime::Target::parse(props.native_target());
+  evotune::testing::TempDir cache_dir;
+  runtime::NvrtcCompiler nvrtc;
+  runtime::CubinCache cache{cache_dir.path()};
+  runtime::CachingCompiler compiler{nvrtc, cache};
+  runtime::Stream stream;
+};
+
+// Launches a compiled attention kernel on the workspace's tensors, outputs poisoned first.
+void run_kernel(GpuFixture& f, const runtime::CompileResult& compiled, const std::string& expression,
+                const Config& config, harness::AttentionWorkspace& ws) {
+  runtime::Module module(compiled.cubin, attention::format(config));
+  runtime::Kernel kernel = module.kernel(compiled.lowered(expression));
+  runtime::LaunchGeometry g = attention::launch_geometry(config, ws.problem());
+  kernel.set_max_dynamic_shared_bytes(static_cast<int>(g.dynamic_shared_bytes));
+  AttentionParams params = ws.params(true);
+  void* args[] = {&params};
+  ws.poison_outputs(f.stream);
+  runtime::launch(kernel, g, f.stream, args);
+}
+
+}  // namespace
+
+TEST(GpuAttention, ReferenceMatchesCpuFp64) {
+  EVOTUNE_REQUIRE_GPU();
+  GpuFixture f;
+  for (const char* text : {"b=1,hq=4,hkv=2,sq=77,skv=133,d=64,causal=1,dtype=fp16",
+                           "b=2,hq=2,sq=33,d=128,dtype=bf16", "b=1,hq=3,hkv=1,sq=1,skv=100,d=64,causal=1",
+                           "b=1,hq=2,sq=40,skv=40,d=128,causal=1,dtype=bf16"}) {
+    Problem p = Problem::parse(text);
+    harness::AttentionWorkspace ws(p, f.compiler, f.target, 11, f.stream);
+    harness::CpuAttention cpu = harness::cpu_attention_fp64(p, ws.download_input('q'), ws.download_input('k'),
+                                                            ws.download_input('v'));
+    double max_out = 0, max_lse = 0;
+    for (std::size_t i = 0; i < cpu.out.size(); ++i) max_out = std::max(max_out, std::abs(cpu.out[i] - ws.reference_out()[i]));
+    for (std::size_t i = 0; i < cpu.lse.size(); ++i) max_lse = std::max(max_lse, std::abs(cpu.lse[i] - ws.reference_lse()[i]));
+    // fp32 accumulation over at most a few hundred terms of O(1) values.
+    EXPECT_LT(max_out, 2e-5) << text;
+    EXPECT_LT(max_lse, 2e-5) << text;
+  }
+}
+
+TEST(GpuAttention, EveryFeatureMatchesTheReferenceForBothMainloops) {
+  EVOTUNE_REQUIRE_GPU();
+  GpuFixture f;
+  // Two configs per mainloop, so both warp-row layouts, all stage counts, both barriers, both smem
+  // layouts and all copy widths run.
+  const std::map<int, std::vector<std::string>> configs = {
+      {attention::kMmaSync,
+       {"mma=mma_sync,block_m=128,block_n=64,warps=8,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16",
+        "mma=mma_sync,block_m=64,block_n=32,warps=2,stages=3,barrier=full,smem_layout=padded,vec_bytes=8",
+        "mma=mma_sync,block_m=32,block_n=64,warps=2,stages=1,barrier=light,smem_layout=padded,vec_bytes=4"}},
+      {attention::kScalar,
+       {"mma=scalar,block_m=64,block_n=32,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16",
+        "mma=scalar,block_m=32,block_n=64,warps=4,stages=1,barrier=full,smem_layout=padded,vec_bytes=4",
+        "mma=scalar,block_m=16,block_n=16,warps=4,stages=3,barrier=light,smem_layout=padded,vec_bytes=8"}},
+  };
+  std::vector<std::string> problems;
+  for (const char* dtype : {"fp16", "bf16"}) {
+    for (int d : {64, 128}) {
+      for (int causal : {0, 1}) problems.push_back(fmt::format("b=2,hq=3,sq=200,d={},causal={},dtype={}", d, causal, dtype));
+    }
+  }
+  problems.insert(problems.end(), {
+                                      "b=1,hq=32,hkv=8,sq=130,skv=130,d=128,causal=1,dtype=bf16",  // GQA 32:8
+                                      "b=2,hq=8,hkv=1,sq=100,skv=300,d=64,causal=1,dtype=fp16",    // MQA, sq < skv
+                                      "b=1,hq=2,sq=77,skv=1029,d=128,causal=1,dtype=fp16",         // tails
+                                      "b=1,hq=2,sq=1000,d=64,causal=0,dtype=bf16",                 // s=1000
+                                      "b=1,hq=2,sq=1000,d=128,causal=1,dtype=fp16",
+                                      "b=4,hq=8,hkv=2,sq=1,skv=4096,d=128,causal=1,dtype=fp16",    // decode
+                                      "b=3,hq=4,hkv=4,sq=1,skv=77,d=64,causal=0,dtype=bf16",
+                                  });
+  struct Case {
+    std::string problem, config;
+  };
+  std::vector<Case> cases;
+  int rotation = 0;
+  for (const auto& problem : problems) {
+    for (const auto& [mma, list] : configs) cases.push_back({problem, list[static_cast<std::size_t>(rotation) % list.size()]});
+    ++rotation;
+  }
+  // Compile everything at once, then run case by case.
+  runtime::CompilePool pool(f.compiler);
+  std::vector<std::future<runtime::CompileResult>> compiled;
+  for (const Case& c : cases) {
+    Problem p = Problem::parse(c.problem);
+    Config config = attention::parse_config(c.config);
+    ASSERT_EQ(attention::invalid_reason(config, p, DeviceLimits::from(f.props)), std::nullopt) << c.config << " " << c.problem;
+    compiled.push_back(pool.submit(attention::compile_request(config, p, f.target)));
+  }
+  std::map<std::string, std::unique_ptr<harness::AttentionWorkspace>> workspaces;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    Problem p = Problem::parse(c.problem);
+    Config config = attention::parse_config(c.config);
+    runtime::CompileResult result = compiled[i].get();
+    const std::string expression = attention::name_expression(config, p);
+    EXPECT_EQ(attention::rejected_resources(result.resources_of(expression)), std::nullopt) << c.config;
+    auto& ws = workspaces[c.problem];
+    if (!ws) ws = std::make_unique<harness::AttentionWorkspace>(p, f.compiler, f.target, 5, f.stream);
+    run_kernel(f, result, expression, config, *ws);
+    harness::AttentionCheck check = ws->check(f.stream, true);
+    EXPECT_TRUE(check.passed) << c.problem << " | " << c.config << ": " << check.reason;
+    EXPECT_GT(check.same_precision_error, 0.0) << "the tolerance must come from a real same-precision error";
+    EXPECT_LT(check.rel_l2_error, p.dtype == attention::DType::fp16 ? 2e-3 : 1.5e-2) << c.problem << " | " << c.config;
+  }
+}
+
+TEST(GpuAttention, TheCheckFailsWhenItShould) {
+  EVOTUNE_REQUIRE_GPU();
+  GpuFixture f;
+  Problem causal = Problem::parse("b=1,hq=4,sq=256,d=64,causal=1");
+  harness::AttentionWorkspace ws(causal, f.compiler, f.target, 3, f.stream);
+  // Nothing written: the poisoned output must fail.
+  ws.poison_outputs(f.stream);
+  harness::AttentionCheck unwritten = ws.check(f.stream, true);
+  EXPECT_FALSE(unwritten.passed);
+  EXPECT_GT(unwritten.nan_count, 0);
+  // A non-causal kernel on the causal problem computes a different function and must fail.
+  Problem full = causal;
+  full.causal = false;
+  Config config = attention::default_config();
+  runtime::CompileRequest request = attention::compile_request(config, full, f.target);
+  runtime::CompileResult result = f.compiler.compile(request);
+  run_kernel(f, result, request.name_expressions[0], config, ws);
+  harness::AttentionCheck wrong = ws.check(f.stream, true);
+  EXPECT_FALSE(wrong.passed);
+  EXPECT_GT(wrong.max_abs_error, 10 * wrong.tolerance);
+  // New inputs: the same (correct) kernel still passes on them, and results differ from the old ones.
+  std::vector<float> before = ws.reference_out();
+  ws.reseed(99, f.stream);
+  EXPECT_NE(before, ws.reference_out());
+}
