@@ -63,7 +63,9 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
   EXPECT_EQ(c.at("block_m"), 64);
   EXPECT_EQ(c.at("barrier"), kFullBarrier);
   EXPECT_EQ(c.at("block_n"), default_config().at("block_n"));  // not given: default
-  EXPECT_EQ(format(c), "mma=scalar,block_m=64,block_n=64,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8");
+  EXPECT_EQ(format(c),
+            "mma=scalar,block_m=64,block_n=64,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8,q_frags=smem,"
+            "min_ctas=1,overlap=off");
   EXPECT_EQ(parse_config(format(c)), c);
   EXPECT_EQ(c.hash().size(), 16u);
   EXPECT_NE(c.hash(), default_config().hash());
@@ -95,6 +97,10 @@ TEST(AttentionValidity, FollowsTheRules) {
   EXPECT_EQ(invalid_reason(big, p, h100), std::nullopt);
   EXPECT_NE(invalid_reason(big, p, a10), std::nullopt);
   EXPECT_NE(invalid_reason(parse_config("block_n=128,stages=3,smem_layout=padded"), p, h100), std::nullopt);
+  // Q fragments in registers: mma_sync with one 16-row tile per warp only.
+  EXPECT_EQ(invalid_reason(parse_config("block_m=128,warps=8,q_frags=regs"), p, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(parse_config("block_m=256,warps=8,q_frags=regs"), p, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(parse_config("mma=scalar,block_m=64,warps=4,q_frags=regs"), p, h100), std::nullopt);
   // Spills reject a compiled kernel.
   EXPECT_NE(rejected_resources({.registers = 255, .spill_store_bytes = 8, .spill_load_bytes = 8}), std::nullopt);
   EXPECT_EQ(rejected_resources({.registers = 128}), std::nullopt);

@@ -14,7 +14,7 @@
 namespace evotune_attention {
 
 template <typename T_, int D_, int kBlockM_, int kBlockN_, int kWarps_, int kStages_, int kBarrier, int kLayout_,
-          int kVecBytes_, bool kCausal_>
+          int kVecBytes_, int kQFragments, int kOverlap_, bool kCausal_>
 struct KernelConfig {
   using T = T_;
   static constexpr int D = D_;
@@ -27,6 +27,8 @@ struct KernelConfig {
   static constexpr int kVecBytes = kVecBytes_;
   static constexpr bool kCausal = kCausal_;
   static constexpr int kLayout = kLayout_;
+  static constexpr bool kQInRegisters = kQFragments == 1;  // 0: re-read Q's fragments from shared memory
+  static constexpr bool kOverlap = kOverlap_ == 1;
   using Layout = TileLayout<D, kLayout_>;
 };
 
@@ -80,25 +82,62 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
 
   Mainloop mainloop;
   if constexpr (Mainloop::kScratchBytes > 0) mainloop.set_scratch(scratch);
-  for (int j = 0; j < w.n_blocks; ++j) {
-    const int stage = kStages == 1 ? 0 : j % kStages;
-    if constexpr (kStages == 1) {
-      if (j > 0) __syncthreads();  // everyone is done reading the single buffer
-      load_kv(j, 0);
-      cp_async_commit();
-      cp_async_wait<0>();
+  if constexpr (Cfg::kOverlap) {
+    // Software pipelining (mma_sync, stages >= 3): iteration j issues block j+1's Q.K^T before block j's
+    // softmax and P.V, in one basic block, so the tensor pipe has work while the softmax runs. Live
+    // buffers in iteration j: V(j) and K(j+1); the barrier at its top frees block j-1's buffer for
+    // block j + stages - 1.
+    static_assert(kStages >= 3, "overlap keeps three blocks in shared memory");
+    cp_async_wait<kStages - 2>();  // block 0
+    __syncthreads();
+    if (kStages - 1 < w.n_blocks) load_kv(kStages - 1, kStages - 1);
+    cp_async_commit();
+    mainloop.load_q(q_smem);
+    typename Mainloop::Scores current;
+    mainloop.compute_scores(current, k_smem);
+    for (int j = 0; j < w.n_blocks; ++j) {
+      cp_async_wait<kStages - 2>();  // block j + 1
       __syncthreads();
-    } else {
-      cp_async_wait<kStages - 2>();  // block j has landed (this thread's copies)
-      __syncthreads();               // ... everyone's; and everyone is done with block j - 1's buffer
       const int next = j + kStages - 1;
       if (next < w.n_blocks) load_kv(next, next % kStages);
       cp_async_commit();
+      // Past the last block this reads a stale buffer; the result is discarded. Computing it
+      // unconditionally keeps the loop body free of branches the scheduler cannot look across.
+      typename Mainloop::Scores upcoming;
+      mainloop.compute_scores(upcoming, k_smem + ((j + 1) % kStages) * kTileKV);
+      const int n0 = j * Cfg::kBlockN;
+      mainloop.softmax_and_pv(current, v_smem + (j % kStages) * kTileKV, n0,
+                              block_needs_mask<Cfg::kBlockN, Cfg::kCausal>(w, n0, p.skv), w, p);
+#pragma unroll
+      for (int mt = 0; mt < Mainloop::kMTiles; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < Mainloop::kNTiles; ++nt) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) current[mt][nt][i] = upcoming[mt][nt][i];
+        }
+      }
     }
-    if (j == 0) mainloop.load_q(q_smem);
-    const int n0 = j * Cfg::kBlockN;
-    mainloop.compute_block(k_smem + stage * kTileKV, v_smem + stage * kTileKV, n0,
-                           block_needs_mask<Cfg::kBlockN, Cfg::kCausal>(w, n0, p.skv), w, p);
+  } else {
+    for (int j = 0; j < w.n_blocks; ++j) {
+      const int stage = kStages == 1 ? 0 : j % kStages;
+      if constexpr (kStages == 1) {
+        if (j > 0) __syncthreads();  // everyone is done reading the single buffer
+        load_kv(j, 0);
+        cp_async_commit();
+        cp_async_wait<0>();
+        __syncthreads();
+      } else {
+        cp_async_wait<kStages - 2>();  // block j has landed (this thread's copies)
+        __syncthreads();               // ... everyone's; and everyone is done with block j - 1's buffer
+        const int next = j + kStages - 1;
+        if (next < w.n_blocks) load_kv(next, next % kStages);
+        cp_async_commit();
+      }
+      if (j == 0) mainloop.load_q(q_smem);
+      const int n0 = j * Cfg::kBlockN;
+      mainloop.compute_block(k_smem + stage * kTileKV, v_smem + stage * kTileKV, n0,
+                             block_needs_mask<Cfg::kBlockN, Cfg::kCausal>(w, n0, p.skv), w, p);
+    }
   }
   mainloop.epilogue(w, p, scratch);
   clock.stop(p);
@@ -106,14 +145,17 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
 
 }  // namespace evotune_attention
 
+// kMinCtas: the CTAs per SM the register allocation must allow (__launch_bounds__'s second argument);
+// more resident warps hide more latency, at the price of registers per thread.
 template <typename T, int D, int kMma, int kBlockM, int kBlockN, int kWarps, int kStages, int kBarrier, int kLayout,
-          int kVecBytes, bool kCausal>
-__global__ void __launch_bounds__(kWarps * 32) attention_fwd(const __grid_constant__ AttentionParams p) {
+          int kVecBytes, int kQFragments, int kMinCtas, int kOverlap, bool kCausal>
+__global__ void __launch_bounds__(kWarps * 32, kMinCtas) attention_fwd(const __grid_constant__ AttentionParams p) {
   using Cfg = evotune_attention::KernelConfig<T, D, kBlockM, kBlockN, kWarps, kStages, kBarrier, kLayout, kVecBytes,
-                                              kCausal>;
+                                              kQFragments, kOverlap, kCausal>;
   if constexpr (kMma == 1) {
     evotune_attention::attention_forward<Cfg, evotune_attention::MmaMainloop<Cfg>>(p);
   } else {
+    static_assert(kOverlap == 0, "overlap is a tensor-core schedule");
     evotune_attention::attention_forward<Cfg, evotune_attention::ScalarMainloop<Cfg>>(p);
   }
 }

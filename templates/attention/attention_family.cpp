@@ -18,6 +18,11 @@ const std::vector<Parameter>& parameters() {
       {"smem_layout", {kPaddedLayout, kSwizzledLayout}, {"padded", "swizzled"},
        "bank-conflict avoidance for shared tiles: 16-byte row padding, or xor swizzle of 16-byte chunks"},
       {"vec_bytes", {4, 8, 16}, {}, "bytes per cp.async global->shared copy"},
+      {"q_frags", {kQInSharedMemory, kQInRegisters}, {"smem", "regs"},
+       "mma_sync: keep Q's MMA fragments in registers, or re-read them from shared memory every K/V block"},
+      {"min_ctas", {1, 2, 3, 4}, {}, "CTAs per SM the register allocation must allow (__launch_bounds__)"},
+      {"overlap", {0, 1}, {"off", "on"},
+       "mma_sync, stages >= 3: issue the next block's Q.K^T before this block's softmax (software pipelining)"},
   };
   return params;
 }
@@ -32,7 +37,10 @@ Config default_config() {
                  {"stages", 2},
                  {"barrier", kLightBarrier},
                  {"smem_layout", kSwizzledLayout},
-                 {"vec_bytes", 16}});
+                 {"vec_bytes", 16},
+                 {"q_frags", kQInSharedMemory},
+                 {"min_ctas", 1},
+                 {"overlap", 0}});
 }
 
 Config parse_config(std::string_view text) { return evotune::parse_config(text, parameters(), default_config()); }
@@ -66,7 +74,14 @@ std::optional<std::string> invalid_reason(const Config& c, const Problem& p, con
       return fmt::format("mma_sync needs block_m = 16 or 32 rows per warp (block_m={}, warps={})", block_m, warps);
     }
     if (limits.compute_capability < 80) return "mma_sync m16n8k16 with bf16 and cp.async need sm_80 or newer";
+    if (c.at("q_frags") == kQInRegisters && block_m / (16 * warps) != 1) {
+      return "q_frags=regs needs one 16-row tile per warp (block_m = 16 x warps)";
+    }
+    if (c.at("overlap") == 1 && c.at("stages") < 3) return "overlap=on keeps three K/V blocks in flight: stages >= 3";
   } else {
+    // The scalar mainloop reads Q from shared memory; a register copy of whole Q rows does not fit.
+    if (c.at("q_frags") == kQInRegisters) return "q_frags=regs is for mma_sync; scalar reads Q from shared memory";
+    if (c.at("overlap") == 1) return "overlap=on is a tensor-core schedule (mma_sync)";
     // Scalar: a power-of-two group of threads, within one warp, per row.
     if (n_threads % block_m != 0 || n_threads / block_m > 32) {
       return fmt::format("scalar needs 1 to 32 threads per row (block_m={}, threads={})", block_m, n_threads);
@@ -93,9 +108,10 @@ std::optional<std::string> rejected_resources(const runtime::ResourceUsage& u) {
 }
 
 std::string name_expression(const Config& c, const Problem& p) {
-  return fmt::format("attention_fwd<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", p.cuda_type(), p.d, c.at("mma"),
-                     c.at("block_m"), c.at("block_n"), c.at("warps"), c.at("stages"), c.at("barrier"),
-                     c.at("smem_layout"), c.at("vec_bytes"), p.causal ? "true" : "false");
+  return fmt::format("attention_fwd<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", p.cuda_type(), p.d,
+                     c.at("mma"), c.at("block_m"), c.at("block_n"), c.at("warps"), c.at("stages"), c.at("barrier"),
+                     c.at("smem_layout"), c.at("vec_bytes"), c.at("q_frags"), c.at("min_ctas"), c.at("overlap"),
+                     p.causal ? "true" : "false");
 }
 
 runtime::CompileRequest compile_request(const Config& c, const Problem& p, const runtime::Target& target,

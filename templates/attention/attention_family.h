@@ -16,8 +16,9 @@ namespace evotune::attention {
 enum Mma { kScalar = 0, kMmaSync = 1 };
 enum Barrier { kFullBarrier = 0, kLightBarrier = 1 };
 enum SmemLayout { kPaddedLayout = 0, kSwizzledLayout = 1 };
+enum QFragments { kQInSharedMemory = 0, kQInRegisters = 1 };
 
-// mma, block_m, block_n, warps, stages, barrier, smem_layout, vec_bytes (in this order).
+// mma, block_m, block_n, warps, stages, barrier, smem_layout, vec_bytes, q_frags, min_ctas (in this order).
 const std::vector<Parameter>& parameters();
 // The hand-picked config for an H100 (see README: "Hand-picked configs").
 Config default_config();

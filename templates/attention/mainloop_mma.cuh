@@ -51,15 +51,17 @@ struct MmaMainloop {
   static constexpr int kNTiles = kBlockN / 8;
   static constexpr int kDTiles = D / 8;
   static constexpr int kKSteps = D / 16;
-  // With one 16-row tile per warp, Q's fragments (D/16 x 4 registers) stay in registers for the whole
-  // loop; with two, registers are too scarce and Q is re-read from shared memory each block.
-  static constexpr bool kQInRegisters = kMTiles == 1;
+  // Q's fragments (D/16 x 4 registers per 16-row tile) either stay in registers for the whole loop, or
+  // are re-read from shared memory with ldmatrix for every K/V block, freeing those registers for
+  // occupancy. The family allows registers only with one 16-row tile per warp.
+  static constexpr bool kQInRegisters = Cfg::kQInRegisters;
+  static_assert(!kQInRegisters || kMTiles == 1, "Q fragments in registers need one 16-row tile per warp");
   static_assert(kWarpRows % 16 == 0 && (kMTiles == 1 || kMTiles == 2), "a warp owns 16 or 32 rows");
   static_assert(kBlockN % 16 == 0 && D % 16 == 0, "MMA tiles are 16 wide");
   static constexpr int kScratchBytes = 0;
 
   float o[kMTiles][kDTiles][4];
-  float row_max[kMTiles][2];  // log2 domain
+  float row_max[kMTiles][2];  // of the raw (unscaled) scores
   float row_sum[kMTiles][2];  // this thread's partial sums; reduced over the quad at the end
   unsigned q_frag[kQInRegisters ? kKSteps : 1][4];
   const T* q_smem;
@@ -87,10 +89,10 @@ struct MmaMainloop {
     }
   }
 
-  __device__ __forceinline__ void compute_block(const T* k_smem, const T* v_smem, int n0, bool masked,
-                                                const WorkTile& w, const AttentionParams& p) {
-    // S = Q.K^T
-    float s[kMTiles][kNTiles][4];
+  using Scores = float[kMTiles][kNTiles][4];
+
+  // S = Q.K^T for one K block.
+  __device__ __forceinline__ void compute_scores(Scores& s, const T* k_smem) const {
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
@@ -119,51 +121,75 @@ struct MmaMainloop {
         }
       }
     }
-    if constexpr (Cfg::kFullBarrier) __syncthreads();
+  }
 
-    // Online softmax, log2 domain. Thread holds rows (lane/4) and (lane/4 + 8) of each 16-row tile.
+  __device__ __forceinline__ void compute_block(const T* k_smem, const T* v_smem, int n0, bool masked,
+                                                const WorkTile& w, const AttentionParams& p) {
+    Scores s;
+    compute_scores(s, k_smem);
+    if constexpr (Cfg::kFullBarrier) __syncthreads();
+    softmax_and_pv(s, v_smem, n0, masked, w, p);
+  }
+
+  // The online-softmax update with block scores s, then O += P.V.
+  __device__ __forceinline__ void softmax_and_pv(Scores& s, const T* v_smem, int n0, bool masked, const WorkTile& w,
+                                                 const AttentionParams& p) {
+    // Online softmax. Thread holds rows (lane/4) and (lane/4 + 8) of each 16-row tile. The running max
+    // is kept on the raw scores (the scale is positive, so the max commutes with it); one FFMA per
+    // element then forms scale*log2(e)*(s - max) for exp2. Reductions run as a tree of four partial
+    // results: a serial chain over a row's 2*kNTiles values is latency the tensor pipe waits through.
     const float scale_log2 = p.softmax_scale * kLog2e;
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int row = w.m0 + warp * kWarpRows + mt * 16 + (lane >> 2) + h * 8;
-        float block_max = -CUDART_INF_F;
+        if (masked) {
 #pragma unroll
-        for (int nt = 0; nt < kNTiles; ++nt) {
+          for (int nt = 0; nt < kNTiles; ++nt) {
 #pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            float x = s[mt][nt][2 * h + e] * scale_log2;
-            if (masked && !key_visible<Cfg::kCausal>(row, n0 + nt * 8 + (lane & 3) * 2 + e, p.skv, w.diagonal)) {
-              x = -CUDART_INF_F;
+            for (int e = 0; e < 2; ++e) {
+              if (!key_visible<Cfg::kCausal>(row, n0 + nt * 8 + (lane & 3) * 2 + e, p.skv, w.diagonal)) {
+                s[mt][nt][2 * h + e] = -CUDART_INF_F;
+              }
             }
-            s[mt][nt][2 * h + e] = x;
-            block_max = fmaxf(block_max, x);
           }
         }
+        float partial_max[4] = {-CUDART_INF_F, -CUDART_INF_F, -CUDART_INF_F, -CUDART_INF_F};
+#pragma unroll
+        for (int nt = 0; nt < kNTiles; ++nt) {
+          partial_max[nt % 2 * 2] = fmaxf(partial_max[nt % 2 * 2], s[mt][nt][2 * h]);
+          partial_max[nt % 2 * 2 + 1] = fmaxf(partial_max[nt % 2 * 2 + 1], s[mt][nt][2 * h + 1]);
+        }
+        float block_max = fmaxf(fmaxf(partial_max[0], partial_max[1]), fmaxf(partial_max[2], partial_max[3]));
         block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 1));
         block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 2));
         const float new_max = fmaxf(row_max[mt][h], block_max);
         // A row that has seen only masked keys keeps max -inf; subtracting 0 instead keeps exp2 at 0
         // rather than NaN (-inf - -inf).
-        const float reference = new_max == -CUDART_INF_F ? 0.0f : new_max;
-        const float correction = exp2f(row_max[mt][h] - reference);
+        const float reference = new_max == -CUDART_INF_F ? 0.0f : new_max * scale_log2;
+        const float correction = exp2f(row_max[mt][h] * scale_log2 - reference);
         row_max[mt][h] = new_max;
-        row_sum[mt][h] *= correction;
+        // Once the max has settled, corrections are exactly 1 for the whole warp: skip the multiplies.
+        if (!__all_sync(0xffffffffu, correction == 1.0f)) {
+          row_sum[mt][h] *= correction;
 #pragma unroll
-        for (int dt = 0; dt < kDTiles; ++dt) {
-          o[mt][dt][2 * h] *= correction;
-          o[mt][dt][2 * h + 1] *= correction;
+          for (int dt = 0; dt < kDTiles; ++dt) {
+            o[mt][dt][2 * h] *= correction;
+            o[mt][dt][2 * h + 1] *= correction;
+          }
         }
+        float partial_sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
         for (int nt = 0; nt < kNTiles; ++nt) {
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
-            const float prob = exp2f(s[mt][nt][2 * h + e] - reference);
+            const float prob = exp2f(fmaf(s[mt][nt][2 * h + e], scale_log2, -reference));
             s[mt][nt][2 * h + e] = prob;
-            row_sum[mt][h] += prob;
+            partial_sum[nt % 2 * 2 + e] += prob;
           }
         }
+        row_sum[mt][h] += (partial_sum[0] + partial_sum[1]) + (partial_sum[2] + partial_sum[3]);
       }
     }
     if constexpr (Cfg::kFullBarrier) __syncthreads();
@@ -211,7 +237,8 @@ struct MmaMainloop {
                 Element<T>::pack(o[mt][dt][2 * h] * inverse, o[mt][dt][2 * h + 1] * inverse);
           }
           if (p.lse != nullptr && (lane & 3) == 0) {
-            p.lse[(static_cast<long long>(w.batch) * p.hq + w.head) * p.sq + row] = finish_lse(row_max[mt][h], sum);
+            p.lse[(static_cast<long long>(w.batch) * p.hq + w.head) * p.sq + row] =
+                finish_lse(row_max[mt][h] * p.softmax_scale * kLog2e, sum);
           }
         }
       }
