@@ -87,17 +87,22 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
     // softmax and P.V, in one basic block, so the tensor pipe has work while the softmax runs. Live
     // buffers in iteration j: V(j) and K(j+1); the barrier at its top frees block j-1's buffer for
     // block j + stages - 1.
+    //
+    // Commit groups: the prologue committed blocks 0 .. stages-2, and iteration j commits block
+    // j + stages - 1 (possibly empty), so at the top of iteration j, stages - 1 + j groups exist and
+    // block j + 1 is complete once at most stages - 3 are pending. (An earlier version also loaded
+    // block stages-1 before the loop: one extra group, so from the third block on the wait returned
+    // before block j + 1 had landed. The correctness check caught it as a register-allocation-dependent
+    // error.)
     static_assert(kStages >= 3, "overlap keeps three blocks in shared memory");
     cp_async_wait<kStages - 2>();  // block 0
     __syncthreads();
-    if (kStages - 1 < w.n_blocks) load_kv(kStages - 1, kStages - 1);
-    cp_async_commit();
     mainloop.load_q(q_smem);
     typename Mainloop::Scores current;
     mainloop.compute_scores(current, k_smem);
     for (int j = 0; j < w.n_blocks; ++j) {
-      cp_async_wait<kStages - 2>();  // block j + 1
-      __syncthreads();
+      cp_async_wait<kStages - 3>();  // block j + 1
+      __syncthreads();  // everyone's copies landed; everyone is done with block j - 1's buffer
       const int next = j + kStages - 1;
       if (next < w.n_blocks) load_kv(next, next % kStages);
       cp_async_commit();
