@@ -79,6 +79,8 @@ TEST(GpuAttention, EveryFeatureMatchesTheReferenceForBothMainloops) {
         "mma=mma_sync,block_m=32,block_n=64,warps=2,stages=1,barrier=light,smem_layout=padded,vec_bytes=4",
         "mma=mma_sync,block_m=64,block_n=64,warps=4,stages=3,q_frags=regs,overlap=on",
         "mma=mma_sync,block_m=64,block_n=32,warps=4,stages=3,q_frags=regs,overlap=on",
+        "mma=mma_sync,block_m=128,block_n=64,warps=8,q_frags=regs,qk_split=2",
+        "mma=mma_sync,block_m=128,block_n=32,warps=4,stages=3,qk_split=2",
         "mma=mma_sync,block_m=128,block_n=32,warps=8,stages=3,barrier=full,q_frags=smem,overlap=on"}},
       {attention::kScalar,
        {"mma=scalar,block_m=64,block_n=32,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16",

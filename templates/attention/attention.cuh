@@ -14,7 +14,7 @@
 namespace evotune_attention {
 
 template <typename T_, int D_, int kBlockM_, int kBlockN_, int kWarps_, int kStages_, int kBarrier, int kLayout_,
-          int kVecBytes_, int kQFragments, int kOverlap_, bool kCausal_>
+          int kVecBytes_, int kQFragments, int kOverlap_, int kQkSplit_, bool kCausal_>
 struct KernelConfig {
   using T = T_;
   static constexpr int D = D_;
@@ -29,6 +29,7 @@ struct KernelConfig {
   static constexpr int kLayout = kLayout_;
   static constexpr bool kQInRegisters = kQFragments == 1;  // 0: re-read Q's fragments from shared memory
   static constexpr bool kOverlap = kOverlap_ == 1;
+  static constexpr int kQkSplit = kQkSplit_;  // accumulator sets in Q.K^T (mma_sync)
   using Layout = TileLayout<D, kLayout_>;
 };
 
@@ -153,14 +154,14 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
 // kMinCtas: the CTAs per SM the register allocation must allow (__launch_bounds__'s second argument);
 // more resident warps hide more latency, at the price of registers per thread.
 template <typename T, int D, int kMma, int kBlockM, int kBlockN, int kWarps, int kStages, int kBarrier, int kLayout,
-          int kVecBytes, int kQFragments, int kMinCtas, int kOverlap, bool kCausal>
+          int kVecBytes, int kQFragments, int kMinCtas, int kOverlap, int kQkSplit, bool kCausal>
 __global__ void __launch_bounds__(kWarps * 32, kMinCtas) attention_fwd(const __grid_constant__ AttentionParams p) {
   using Cfg = evotune_attention::KernelConfig<T, D, kBlockM, kBlockN, kWarps, kStages, kBarrier, kLayout, kVecBytes,
-                                              kQFragments, kOverlap, kCausal>;
+                                              kQFragments, kOverlap, kQkSplit, kCausal>;
   if constexpr (kMma == 1) {
     evotune_attention::attention_forward<Cfg, evotune_attention::MmaMainloop<Cfg>>(p);
   } else {
-    static_assert(kOverlap == 0, "overlap is a tensor-core schedule");
+    static_assert(kOverlap == 0 && kQkSplit == 1, "overlap and qk_split are tensor-core schedules");
     evotune_attention::attention_forward<Cfg, evotune_attention::ScalarMainloop<Cfg>>(p);
   }
 }

@@ -23,6 +23,7 @@ const std::vector<Parameter>& parameters() {
       {"min_ctas", {1, 2, 3, 4}, {}, "CTAs per SM the register allocation must allow (__launch_bounds__)"},
       {"overlap", {0, 1}, {"off", "on"},
        "mma_sync, stages >= 3: issue the next block's Q.K^T before this block's softmax (software pipelining)"},
+      {"qk_split", {1, 2}, {}, "mma_sync: independent accumulator sets in Q.K^T (more HMMA chains in flight)"},
   };
   return params;
 }
@@ -40,7 +41,8 @@ Config default_config() {
                  {"vec_bytes", 16},
                  {"q_frags", kQInSharedMemory},
                  {"min_ctas", 1},
-                 {"overlap", 0}});
+                 {"overlap", 0},
+                 {"qk_split", 1}});
 }
 
 Config parse_config(std::string_view text) { return evotune::parse_config(text, parameters(), default_config()); }
@@ -82,6 +84,7 @@ std::optional<std::string> invalid_reason(const Config& c, const Problem& p, con
     // The scalar mainloop reads Q from shared memory; a register copy of whole Q rows does not fit.
     if (c.at("q_frags") == kQInRegisters) return "q_frags=regs is for mma_sync; scalar reads Q from shared memory";
     if (c.at("overlap") == 1) return "overlap=on is a tensor-core schedule (mma_sync)";
+    if (c.at("qk_split") != 1) return "qk_split applies to the mma_sync mainloop";
     // Scalar: a power-of-two group of threads, within one warp, per row.
     if (n_threads % block_m != 0 || n_threads / block_m > 32) {
       return fmt::format("scalar needs 1 to 32 threads per row (block_m={}, threads={})", block_m, n_threads);
@@ -108,10 +111,10 @@ std::optional<std::string> rejected_resources(const runtime::ResourceUsage& u) {
 }
 
 std::string name_expression(const Config& c, const Problem& p) {
-  return fmt::format("attention_fwd<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", p.cuda_type(), p.d,
+  return fmt::format("attention_fwd<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", p.cuda_type(), p.d,
                      c.at("mma"), c.at("block_m"), c.at("block_n"), c.at("warps"), c.at("stages"), c.at("barrier"),
                      c.at("smem_layout"), c.at("vec_bytes"), c.at("q_frags"), c.at("min_ctas"), c.at("overlap"),
-                     p.causal ? "true" : "false");
+                     c.at("qk_split"), p.causal ? "true" : "false");
 }
 
 runtime::CompileRequest compile_request(const Config& c, const Problem& p, const runtime::Target& target,

@@ -91,15 +91,25 @@ struct MmaMainloop {
 
   using Scores = float[kMTiles][kNTiles][4];
 
-  // S = Q.K^T for one K block.
+  // S = Q.K^T for one K block. With Cfg::kQkSplit == 2 the head-dim reduction alternates between two
+  // accumulator sets (even and odd 16-wide steps), summed at the end: twice the independent HMMA
+  // chains at half the length, for when too few warps per scheduler leave HMMA latency exposed.
   __device__ __forceinline__ void compute_scores(Scores& s, const T* k_smem) const {
+    constexpr int kSets = Cfg::kQkSplit;
+    float acc[kSets][kMTiles][kNTiles][4];
 #pragma unroll
-    for (int mt = 0; mt < kMTiles; ++mt) {
+    for (int set = 0; set < kSets; ++set) {
 #pragma unroll
-      for (int nt = 0; nt < kNTiles; ++nt) s[mt][nt][0] = s[mt][nt][1] = s[mt][nt][2] = s[mt][nt][3] = 0.0f;
+      for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < kNTiles; ++nt) {
+          acc[set][mt][nt][0] = acc[set][mt][nt][1] = acc[set][mt][nt][2] = acc[set][mt][nt][3] = 0.0f;
+        }
+      }
     }
 #pragma unroll
     for (int kk = 0; kk < kKSteps; ++kk) {
+      const int set = kk % kSets;
       unsigned a[kMTiles][4];
 #pragma unroll
       for (int mt = 0; mt < kMTiles; ++mt) {
@@ -116,8 +126,18 @@ struct MmaMainloop {
         ldmatrix_x4(b, k_smem + Layout::offset(np * 16 + (lane & 7) + ((lane >> 4) << 3), kk * 16 + ((lane >> 3) & 1) * 8));
 #pragma unroll
         for (int mt = 0; mt < kMTiles; ++mt) {
-          mma_16816<T>(s[mt][2 * np], a[mt], b[0], b[1]);
-          mma_16816<T>(s[mt][2 * np + 1], a[mt], b[2], b[3]);
+          mma_16816<T>(acc[set][mt][2 * np], a[mt], b[0], b[1]);
+          mma_16816<T>(acc[set][mt][2 * np + 1], a[mt], b[2], b[3]);
+        }
+      }
+    }
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+      for (int nt = 0; nt < kNTiles; ++nt) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          s[mt][nt][i] = kSets == 1 ? acc[0][mt][nt][i] : acc[0][mt][nt][i] + acc[kSets - 1][mt][nt][i];
         }
       }
     }
