@@ -64,7 +64,7 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
   EXPECT_EQ(c.at("barrier"), kFullBarrier);
   EXPECT_EQ(c.at("block_n"), default_config().at("block_n"));  // not given: default
   EXPECT_EQ(format(c),
-            "mma=scalar,block_m=64,block_n=64,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8,q_frags=smem,"
+            "mma=scalar,block_m=64,block_n=128,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8,q_frags=smem,"
             "min_ctas=1,overlap=off,qk_split=1");
   EXPECT_EQ(parse_config(format(c)), c);
   EXPECT_EQ(c.hash().size(), 16u);

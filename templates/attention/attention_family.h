@@ -20,7 +20,7 @@ enum QFragments { kQInSharedMemory = 0, kQInRegisters = 1 };
 
 // mma, block_m, block_n, warps, stages, barrier, smem_layout, vec_bytes, q_frags, min_ctas (in this order).
 const std::vector<Parameter>& parameters();
-// The hand-picked config for an H100 (see README: "Hand-picked configs").
+// The hand-picked config for an H100 and b4 hq16 s4096 d128 (evidence/results/h100/issue3-attention).
 Config default_config();
 Config parse_config(std::string_view text);
 std::string format(const Config& config);
