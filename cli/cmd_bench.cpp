@@ -241,12 +241,13 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
 void add_compile_command(CLI::App& app, const GlobalOptions& globals) {
   auto* cmd = app.add_subcommand("compile", "Compile one attention config for a target and show its resources (no GPU)");
   struct Options {
-    std::string problem, config, target = "sm_90a";
+    std::string problem, config, target = "sm_90a", cubin_out;
   };
   auto opt = std::make_shared<Options>();
   cmd->add_option("--problem", opt->problem, "the problem, as for bench")->required();
   cmd->add_option("--config", opt->config, "the config, as for bench");
   cmd->add_option("--target", opt->target, "compile target, e.g. sm_80, sm_90a");
+  cmd->add_option("--cubin-out", opt->cubin_out, "write the CUBIN here (for cuobjdump -sass / nvdisasm)");
   cmd->callback([opt, &globals] {
     attention::Problem problem = attention::Problem::parse(opt->problem);
     Config config = attention::parse_config(opt->config);
@@ -259,6 +260,11 @@ void add_compile_command(CLI::App& app, const GlobalOptions& globals) {
     runtime::CompileRequest request = attention::compile_request(config, problem, target);
     runtime::CompileResult result = stack.compiler().compile(request);
     const runtime::ResourceUsage& u = result.resources_of(request.name_expressions[0]);
+    if (!opt->cubin_out.empty()) {
+      std::ofstream file(opt->cubin_out, std::ios::binary);
+      file.write(result.cubin.data(), static_cast<std::streamsize>(result.cubin.size()));
+      if (!file) throw std::runtime_error("cannot write " + opt->cubin_out);
+    }
     fmt::print("{}\n  kernel     {}\n  target     {}\n  registers  {}\n  spills     {} B stored, {} B loaded\n"
                "  stack      {} B\n  shared     {} B dynamic\n  cache      {}\n  verdict    {}\n",
                attention::format(config), result.lowered(request.name_expressions[0]), target.name(), u.registers,

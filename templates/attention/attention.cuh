@@ -65,10 +65,17 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
 
   auto load_kv = [&](int block, int stage) {
     const int n0 = block * Cfg::kBlockN;
-    load_tile<T, D, Cfg::kBlockN, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads>(
-        k_smem + stage * kTileKV, k + static_cast<long long>(n0) * D, p.skv - n0);
-    load_tile<T, D, Cfg::kBlockN, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads>(
-        v_smem + stage * kTileKV, v + static_cast<long long>(n0) * D, p.skv - n0);
+    if (n0 + Cfg::kBlockN <= p.skv) {
+      load_tile<T, D, Cfg::kBlockN, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads, true>(
+          k_smem + stage * kTileKV, k + static_cast<long long>(n0) * D, p.skv - n0);
+      load_tile<T, D, Cfg::kBlockN, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads, true>(
+          v_smem + stage * kTileKV, v + static_cast<long long>(n0) * D, p.skv - n0);
+    } else {
+      load_tile<T, D, Cfg::kBlockN, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads>(
+          k_smem + stage * kTileKV, k + static_cast<long long>(n0) * D, p.skv - n0);
+      load_tile<T, D, Cfg::kBlockN, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads>(
+          v_smem + stage * kTileKV, v + static_cast<long long>(n0) * D, p.skv - n0);
+    }
   };
 
   // Prologue: Q and the first kStages - 1 K/V blocks, one commit group per block (Q rides in the first).
@@ -101,6 +108,7 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
     mainloop.load_q(q_smem);
     typename Mainloop::Scores current;
     mainloop.compute_scores(current, k_smem);
+    const int unmasked = unmasked_blocks<Cfg::kBlockN, Cfg::kCausal>(w, p.skv);
     for (int j = 0; j < w.n_blocks; ++j) {
       cp_async_wait<kStages - 3>();  // block j + 1
       __syncthreads();  // everyone's copies landed; everyone is done with block j - 1's buffer
@@ -111,9 +119,13 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
       // unconditionally keeps the loop body free of branches the scheduler cannot look across.
       typename Mainloop::Scores upcoming;
       mainloop.compute_scores(upcoming, k_smem + ((j + 1) % kStages) * kTileKV);
-      const int n0 = j * Cfg::kBlockN;
-      mainloop.softmax_and_pv(current, v_smem + (j % kStages) * kTileKV, n0,
-                              block_needs_mask<Cfg::kBlockN, Cfg::kCausal>(w, n0, p.skv), w, p);
+      // Masking is compiled into the second path only: a uniform branch per block, instead of masking
+      // arithmetic on every block (which the compiler would otherwise if-convert into the loop).
+      if (j < unmasked) {
+        mainloop.template softmax_and_pv<false>(current, v_smem + (j % kStages) * kTileKV, j * Cfg::kBlockN, w, p);
+      } else {
+        mainloop.template softmax_and_pv<true>(current, v_smem + (j % kStages) * kTileKV, j * Cfg::kBlockN, w, p);
+      }
 #pragma unroll
       for (int mt = 0; mt < Mainloop::kMTiles; ++mt) {
 #pragma unroll
@@ -124,6 +136,7 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
       }
     }
   } else {
+    const int unmasked = unmasked_blocks<Cfg::kBlockN, Cfg::kCausal>(w, p.skv);
     for (int j = 0; j < w.n_blocks; ++j) {
       const int stage = kStages == 1 ? 0 : j % kStages;
       if constexpr (kStages == 1) {
@@ -140,9 +153,14 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
         cp_async_commit();
       }
       if (j == 0) mainloop.load_q(q_smem);
-      const int n0 = j * Cfg::kBlockN;
-      mainloop.compute_block(k_smem + stage * kTileKV, v_smem + stage * kTileKV, n0,
-                             block_needs_mask<Cfg::kBlockN, Cfg::kCausal>(w, n0, p.skv), w, p);
+      const T* k_block = k_smem + stage * kTileKV;
+      const T* v_block = v_smem + stage * kTileKV;
+      // Masking is compiled into the second path only (see the overlap loop above).
+      if (j < unmasked) {
+        mainloop.template compute_block<false>(k_block, v_block, j * Cfg::kBlockN, w, p);
+      } else {
+        mainloop.template compute_block<true>(k_block, v_block, j * Cfg::kBlockN, w, p);
+      }
     }
   }
   mainloop.epilogue(w, p, scratch);

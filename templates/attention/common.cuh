@@ -80,7 +80,9 @@ __device__ __forceinline__ void cp_async_wait() {
 
 // Copies rows [0, kRows) of a [*, D] row-major global tile into shared memory; rows at or past
 // valid_rows are zero-filled. All kThreads threads of the CTA take part.
-template <typename T, int D, int kRows, int kLayout, int kVecBytes, int kThreads>
+// kAllRowsValid: the caller knows the whole tile lies inside the tensor, so no per-row check is made
+// (most K/V blocks; only the last one of a ragged sequence needs it).
+template <typename T, int D, int kRows, int kLayout, int kVecBytes, int kThreads, bool kAllRowsValid = false>
 __device__ __forceinline__ void load_tile(T* smem, const T* gmem, int valid_rows) {
   constexpr int kElemsPerCopy = kVecBytes / 2;
   constexpr int kCopiesPerRow = D / kElemsPerCopy;
@@ -95,7 +97,7 @@ __device__ __forceinline__ void load_tile(T* smem, const T* gmem, int valid_rows
     if (kCopies % kThreads != 0 && i >= kCopies) break;
     const int row = i / kCopiesPerRow;
     const int col = (i % kCopiesPerRow) * kElemsPerCopy;
-    const bool valid = row < valid_rows;
+    const bool valid = kAllRowsValid || row < valid_rows;
     // An invalid row still needs a mapped source address; row 0 of the tile always exists.
     const T* src = gmem + (valid ? row : 0) * D + col;
     cp_async<kVecBytes>(smem + TileLayout<D, kLayout>::offset(row, col), src, valid);
@@ -130,13 +132,14 @@ __device__ __forceinline__ WorkTile make_work_tile(const AttentionParams& p) {
   return w;
 }
 
-// True when key block n0 .. n0 + kBlockN - 1 needs per-element masking for this tile's rows:
-// it crosses the end of the keys, or (causal) some key in it lies beyond the first row's diagonal.
+// How many leading K/V blocks need no masking at all: masked blocks are always a suffix (the end of
+// the keys, and for causal the blocks right of the tile's first row's diagonal). The pipeline runs the
+// two parts as separate loops so the unmasked one carries no masking code.
 template <int kBlockN, bool kCausal>
-__device__ __forceinline__ bool block_needs_mask(const WorkTile& w, int n0, int skv) {
-  if (n0 + kBlockN > skv) return true;
-  if (kCausal && n0 + kBlockN - 1 > w.m0 + w.diagonal) return true;
-  return false;
+__device__ __forceinline__ int unmasked_blocks(const WorkTile& w, int skv) {
+  int full = skv / kBlockN;
+  if (kCausal) full = min(full, (w.m0 + w.diagonal + 1) / kBlockN);
+  return min(full, w.n_blocks);
 }
 
 // Element (row, key) is visible. Padded keys and keys right of the diagonal get -inf, never zero.

@@ -143,16 +143,18 @@ struct MmaMainloop {
     }
   }
 
-  __device__ __forceinline__ void compute_block(const T* k_smem, const T* v_smem, int n0, bool masked,
-                                                const WorkTile& w, const AttentionParams& p) {
+  template <bool kMasked>
+  __device__ __forceinline__ void compute_block(const T* k_smem, const T* v_smem, int n0, const WorkTile& w,
+                                                const AttentionParams& p) {
     Scores s;
     compute_scores(s, k_smem);
     if constexpr (Cfg::kFullBarrier) __syncthreads();
-    softmax_and_pv(s, v_smem, n0, masked, w, p);
+    softmax_and_pv<kMasked>(s, v_smem, n0, w, p);
   }
 
   // The online-softmax update with block scores s, then O += P.V.
-  __device__ __forceinline__ void softmax_and_pv(Scores& s, const T* v_smem, int n0, bool masked, const WorkTile& w,
+  template <bool kMasked>
+  __device__ __forceinline__ void softmax_and_pv(Scores& s, const T* v_smem, int n0, const WorkTile& w,
                                                  const AttentionParams& p) {
     // Online softmax. Thread holds rows (lane/4) and (lane/4 + 8) of each 16-row tile. The running max
     // is kept on the raw scores (the scale is positive, so the max commutes with it); one FFMA per
@@ -164,7 +166,7 @@ struct MmaMainloop {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int row = w.m0 + warp * kWarpRows + mt * 16 + (lane >> 2) + h * 8;
-        if (masked) {
+        if constexpr (kMasked) {
 #pragma unroll
           for (int nt = 0; nt < kNTiles; ++nt) {
 #pragma unroll

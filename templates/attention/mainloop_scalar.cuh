@@ -47,8 +47,9 @@ struct ScalarMainloop {
     return x;
   }
 
-  __device__ __forceinline__ void compute_block(const T* k_smem, const T* v_smem, int n0, bool masked,
-                                                const WorkTile& w, const AttentionParams& p) {
+  template <bool kMasked>
+  __device__ __forceinline__ void compute_block(const T* k_smem, const T* v_smem, int n0, const WorkTile& w,
+                                                const AttentionParams& p) {
     const float scale_log2 = p.softmax_scale * kLog2e;
     const int row = w.m0 + row_local;
     float s[kKeysPerThread];
@@ -63,7 +64,7 @@ struct ScalarMainloop {
                Element<T>::to_float(k_smem[Layout::offset(key, c)]);
       }
       float x = dot * scale_log2;
-      if (masked && !key_visible<Cfg::kCausal>(row, n0 + key, p.skv, w.diagonal)) x = -CUDART_INF_F;
+      if (kMasked && !key_visible<Cfg::kCausal>(row, n0 + key, p.skv, w.diagonal)) x = -CUDART_INF_F;
       s[i] = x;
       block_max = fmaxf(block_max, x);
     }
