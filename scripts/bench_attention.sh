@@ -16,10 +16,10 @@ evotune="$build/cli/evotune"
 
 # problem | configs (space-separated; each "name=value,..." with unnamed parameters at their defaults)
 benchmarks=(
-  "b=1,hq=8,sq=512,skv=512,d=64,causal=0,dtype=fp16|block_m=64,warps=4,q_frags=regs block_m=64,warps=4"
-  "b=4,hq=16,sq=4096,skv=4096,d=128,causal=0,dtype=fp16|block_m=128,warps=8,block_n=128 block_m=128,warps=4,block_n=32 block_m=64,warps=4,q_frags=regs"
-  "b=4,hq=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16|block_m=128,warps=8,block_n=128 block_m=64,warps=4,q_frags=regs"
-  "b=1,hq=32,hkv=8,sq=4096,skv=4096,d=128,causal=1,dtype=bf16|block_m=128,warps=8,block_n=128 block_m=64,warps=4,q_frags=regs"
+  "b=1,hq=8,sq=512,skv=512,d=64,causal=0,dtype=fp16|block_m=64,warps=4,block_n=64,q_frags=regs block_m=64,warps=4,block_n=64 block_m=128,warps=8,block_n=128"
+  "b=4,hq=16,sq=4096,skv=4096,d=128,causal=0,dtype=fp16|block_m=128,warps=8,block_n=128 block_m=128,warps=8,block_n=128,smem_layout=padded,q_frags=regs block_m=64,warps=4,block_n=64,q_frags=regs"
+  "b=4,hq=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16|block_m=128,warps=8,block_n=128 block_m=64,warps=4,block_n=64,q_frags=regs"
+  "b=1,hq=32,hkv=8,sq=4096,skv=4096,d=128,causal=1,dtype=bf16|block_m=128,warps=8,block_n=128 block_m=64,warps=4,block_n=64,q_frags=regs"
   "b=32,hq=32,hkv=8,sq=1,skv=4096,d=128,causal=0,dtype=fp16|block_m=32,warps=2,block_n=64 block_m=16,warps=1,block_n=64,q_frags=regs"
 )
 
