@@ -37,5 +37,6 @@ void add_compile_bench_command(CLI::App& app, const GlobalOptions& globals);
 void add_selftest_command(CLI::App& app, const GlobalOptions& globals);
 void add_bench_command(CLI::App& app, const GlobalOptions& globals);
 void add_compile_command(CLI::App& app, const GlobalOptions& globals);
+void add_strategy_bench_command(CLI::App& app, const GlobalOptions& globals);
 
 }  // namespace evotune::cli

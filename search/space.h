@@ -1,0 +1,44 @@
+#pragma once
+// A search space over a family's parameters: ordered integer domains plus a validity rule. Valid configs
+// are sampled uniformly without enumerating the space (rejection sampling over the product), and a
+// config's neighbours are one-parameter moves: adjacent values for numeric parameters, any other value for
+// categorical ones.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "templates/space.h"
+
+namespace evotune::search {
+
+using Rng = std::mt19937_64;
+
+class SearchSpace {
+ public:
+  using Validity = std::function<bool(const Config&)>;
+
+  SearchSpace(std::vector<Parameter> parameters, Validity valid);
+
+  const std::vector<Parameter>& parameters() const { return parameters_; }
+  bool valid(const Config& config) const { return valid_(config); }
+  // Product of the domain sizes (valid configs are a subset).
+  double product_size() const;
+
+  // A uniformly random valid config; nullopt when none was found in max_tries draws.
+  std::optional<Config> sample(Rng& rng, int max_tries = 100000) const;
+  // Every valid config that differs from `config` in exactly one parameter, by one step (numeric) or to
+  // any other value (categorical).
+  std::vector<Config> neighbours(const Config& config) const;
+  // Every valid config in lexicographic order of domain indices (for exhaustive search; enumerates).
+  void for_each_valid(const std::function<bool(const Config&)>& visit) const;
+  // Index of a config's value in parameter i's domain.
+  int value_index(std::size_t i, int value) const;
+
+ private:
+  std::vector<Parameter> parameters_;
+  Validity valid_;
+};
+
+}  // namespace evotune::search
