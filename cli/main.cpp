@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/cli_common.h"
+#include "evidence/store.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_properties.h"
 #include "runtime/errors.h"
@@ -47,6 +48,8 @@ int main(int argc, char** argv) {
   evotune::cli::add_bench_command(app, globals);
   evotune::cli::add_compile_command(app, globals);
   evotune::cli::add_compile_bench_command(app, globals);
+  evotune::cli::add_search_command(app, globals);
+  evotune::cli::add_evidence_commands(app, globals);
   evotune::cli::add_strategy_bench_command(app, globals);
   evotune::cli::add_cache_command(app, globals);
 
@@ -64,6 +67,9 @@ int main(int argc, char** argv) {
   } catch (const evotune::UsageError& e) {
     fmt::print(stderr, "evotune: error: {}\n", e.what());
     return 2;
+  } catch (const evotune::evidence::StoreError& e) {
+    fmt::print(stderr, "evotune: error: {}\n", e.what());
+    return 1;
   } catch (const evotune::NoDeviceError& e) {
     fmt::print(stderr, "evotune: {}\n", e.what());
     return 3;

@@ -1,0 +1,104 @@
+// evotune search: run a search and record every trial in the evidence database.
+// Today the evaluator is a recorded space (--replay FILE.t4): the whole loop (strategy, coordinator,
+// store, resume) runs without a GPU. Searching attention configs on a GPU is the next step (issue 4).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_common.h"
+#include "evidence/store.h"
+#include "runtime/errors.h"
+#include "search/coordinator.h"
+
+namespace evotune::cli {
+namespace {
+
+void print_progress(const search::Progress& p, bool terminal) {
+  const double rate = p.elapsed_seconds > 0 ? p.evaluated / p.elapsed_seconds : 0;
+  const double eta = rate > 0 ? (p.budget - p.evaluated) / rate : 0;
+  std::string line = fmt::format("generation {:>3}  trials {:>4}/{}  valid {:>4}  best {}  eta {:.0f} s", p.generation,
+                                 p.evaluated, p.budget, p.valid,
+                                 p.best_us ? fmt::format("{:.2f} us", *p.best_us) : std::string("-"), eta);
+  if (terminal) {
+    fmt::print(stderr, "\r{}\x1b[K", line);
+  } else {
+    fmt::print(stderr, "{}\n", line);
+  }
+}
+
+}  // namespace
+
+void add_search_command(CLI::App& app, const GlobalOptions&) {
+  auto* cmd = app.add_subcommand("search", "Search a space and record every trial in the evidence database");
+  struct Options {
+    std::string replay, strategy = "evo", db = "evotune.db";
+    int budget = 100;
+    std::uint64_t seed = 1;
+    std::int64_t resume = 0;
+    int kill_after = 0;
+  };
+  auto opt = std::make_shared<Options>();
+  cmd->add_option("--replay", opt->replay, "evaluate against a recorded space (Kernel Tuner T4 file) instead of a GPU")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--strategy", opt->strategy, "evo, random or exhaustive");
+  cmd->add_option("--budget", opt->budget, "trials (invalid ones count)")->check(CLI::Range(1, 10000000));
+  cmd->add_option("--seed", opt->seed, "strategy seed");
+  cmd->add_option("--db", opt->db, "evidence database (SQLite)");
+  cmd->add_option("--resume", opt->resume, "continue run N exactly where it stopped");
+  // Test only: kill this process with SIGKILL after N newly recorded trials (the resume test uses it).
+  cmd->add_option("--test-kill-after", opt->kill_after)->group("");
+  cmd->callback([opt] {
+    evidence::Store store(opt->db, evidence::Store::Mode::read_write);
+    std::int64_t run_id = opt->resume;
+    std::string replay = opt->replay;
+    std::string strategy_name = opt->strategy;
+    std::uint64_t seed = opt->seed;
+    int budget = opt->budget;
+    if (run_id != 0) {
+      std::optional<evidence::RunInfo> info = store.run_info(run_id);
+      if (!info) throw UsageError(fmt::format("no run {} in {}", run_id, opt->db));
+      nlohmann::json options = nlohmann::json::parse(info->options_json);
+      if (replay.empty()) replay = options.value("replay", "");
+      strategy_name = info->strategy;
+      seed = info->seed;
+      budget = info->budget;
+    }
+    if (replay.empty()) {
+      throw UsageError("give --replay FILE: GPU searches of attention configs are not implemented yet");
+    }
+    search::T4Space recorded = search::T4Space::load(replay);
+    auto strategy = search::make_strategy(strategy_name, recorded.space(), seed);
+    if (run_id == 0) {
+      evidence::RunInfo info;
+      info.family = "replay";
+      info.problem = recorded.name();
+      info.problem_json = nlohmann::json{{"t4", recorded.name()}}.dump();
+      info.strategy = strategy_name;
+      info.seed = seed;
+      info.budget = budget;
+      info.device = "replay";
+      info.versions = "evotune " EVOTUNE_VERSION;
+      info.options_json = nlohmann::json{{"replay", replay}}.dump();
+      run_id = store.create_run(info);
+      fmt::print(stderr, "search: run {} in {} ({} on {}, budget {}, seed {})\n", run_id, opt->db, strategy_name,
+                 recorded.name(), budget, seed);
+    } else {
+      fmt::print(stderr, "search: resuming run {} in {}\n", run_id, opt->db);
+    }
+    search::ReplayEvaluator evaluator(recorded);
+    search::SearchOptions options;
+    options.budget = budget;
+    const bool terminal = isatty(fileno(stderr)) != 0;
+    options.on_generation = [terminal](const search::Progress& p) { print_progress(p, terminal); };
+    if (opt->kill_after > 0) options.kill_after = opt->kill_after;
+    search::SearchSummary s = search::run_search(store, run_id, recorded.space(), *strategy, evaluator, options);
+    if (terminal) fmt::print(stderr, "\n");
+    store.finish_run(run_id, "finished");
+    fmt::print("run {}: {} trials ({} new), {} valid, best {} ({})\n", run_id, s.evaluated, s.newly_evaluated, s.valid,
+               s.best_us ? fmt::format("{:.3f} us", *s.best_us) : std::string("none"), s.best_config);
+  });
+}
+
+}  // namespace evotune::cli

@@ -1,0 +1,434 @@
+#include "evidence/store.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+namespace evotune::evidence {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE devices (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  properties TEXT NOT NULL,          -- JSON, as `evotune devices --json` prints it
+  UNIQUE (name, properties)
+);
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+  finished_at TEXT,
+  status TEXT NOT NULL DEFAULT 'running',  -- running, finished, interrupted, failed
+  family TEXT NOT NULL,
+  problem TEXT NOT NULL,
+  problem_json TEXT NOT NULL,
+  strategy TEXT NOT NULL,
+  seed INTEGER NOT NULL,
+  budget INTEGER NOT NULL,
+  device_id INTEGER REFERENCES devices (id),
+  versions TEXT NOT NULL,
+  options TEXT NOT NULL
+);
+CREATE TABLE trials (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs (id),
+  seq INTEGER NOT NULL,
+  generation INTEGER NOT NULL,
+  config_key TEXT NOT NULL,
+  config TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('ok', 'invalid', 'compile_error', 'launch_error', 'wrong_result',
+                                         'timeout', 'crash')),
+  resources TEXT,
+  max_abs_error REAL,
+  rel_l2_error REAL,
+  median_us REAL,
+  min_us REAL,
+  p10_us REAL,
+  p90_us REAL,
+  tflops REAL,
+  gbps REAL,
+  compile_seconds REAL,
+  error TEXT,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  UNIQUE (run_id, seq),
+  UNIQUE (run_id, config_key)
+);
+CREATE INDEX trials_by_time ON trials (run_id, status, median_us);
+CREATE TABLE samples (
+  trial_id INTEGER NOT NULL REFERENCES trials (id),
+  idx INTEGER NOT NULL,
+  time_us REAL NOT NULL,
+  PRIMARY KEY (trial_id, idx)
+) WITHOUT ROWID;
+-- One row per run x generation: what was evaluated, how much of it was valid, the generation's best and
+-- median (valid trials, lower median), and the best so far.
+CREATE VIEW evo_log AS
+WITH ranked AS (
+  SELECT run_id, generation, median_us,
+         ROW_NUMBER() OVER (PARTITION BY run_id, generation ORDER BY median_us) AS position,
+         COUNT(*) OVER (PARTITION BY run_id, generation) AS count
+  FROM trials WHERE status = 'ok'
+), medians AS (
+  SELECT run_id, generation, median_us AS generation_median_us FROM ranked WHERE position = (count + 1) / 2
+), generations AS (
+  SELECT run_id, generation, COUNT(*) AS evaluated, SUM(status = 'ok') AS valid,
+         MIN(CASE WHEN status = 'ok' THEN median_us END) AS generation_best_us
+  FROM trials GROUP BY run_id, generation
+)
+SELECT g.run_id, g.generation, g.evaluated, g.valid, g.generation_best_us,
+       MIN(g.generation_best_us) OVER (PARTITION BY g.run_id ORDER BY g.generation
+                                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS best_so_far_us,
+       m.generation_median_us
+FROM generations g LEFT JOIN medians m ON m.run_id = g.run_id AND m.generation = g.generation
+ORDER BY g.run_id, g.generation;
+)sql";
+
+// A prepared statement that finalizes itself.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
+      throw StoreError(fmt::format("SQLite cannot prepare '{}': {}", sql, sqlite3_errmsg(db)));
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& bind(int i, std::int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  Statement& bind(int i, double v) {
+    sqlite3_bind_double(stmt_, i, v);
+    return *this;
+  }
+  Statement& bind(int i, const std::optional<double>& v) {
+    if (v) {
+      sqlite3_bind_double(stmt_, i, *v);
+    } else {
+      sqlite3_bind_null(stmt_, i);
+    }
+    return *this;
+  }
+  // true while a row is available.
+  bool step() {
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw StoreError(describe(rc));
+  }
+  void reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  std::string text(int i) const {
+    const unsigned char* t = sqlite3_column_text(stmt_, i);
+    return t ? reinterpret_cast<const char*>(t) : "";
+  }
+  std::int64_t integer(int i) const { return sqlite3_column_int64(stmt_, i); }
+  std::optional<double> real(int i) const {
+    if (sqlite3_column_type(stmt_, i) == SQLITE_NULL) return std::nullopt;
+    return sqlite3_column_double(stmt_, i);
+  }
+
+ private:
+  std::string describe(int rc) const {
+    if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) return "the database is locked by another process (busy)";
+    return fmt::format("SQLite error: {}", sqlite3_errmsg(db_));
+  }
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+std::string open_error(const std::string& path, sqlite3* db, int rc) {
+  const char* message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT) {
+    return fmt::format("{} is not a usable evotune database (corrupt or not SQLite: {}); it was not modified", path,
+                       message);
+  }
+  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
+    return fmt::format("{} is locked by another process; try again when it is done", path);
+  }
+  return fmt::format("cannot open {}: {}", path, message);
+}
+
+// Reads user_version and runs a quick integrity check on a read-only connection, so that nothing is
+// written to a database we are about to refuse.
+int validated_schema_version(const std::string& path) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  struct Closer {
+    sqlite3* db;
+    ~Closer() { sqlite3_close(db); }
+  } closer{db};
+  if (rc != SQLITE_OK) throw StoreError(open_error(path, db, rc));
+  sqlite3_busy_timeout(db, 2000);
+  auto scalar = [&](const char* sql) {
+    sqlite3_stmt* stmt = nullptr;
+    int prc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
+    if (prc != SQLITE_OK) throw StoreError(open_error(path, db, sqlite3_errcode(db)));
+    int src = sqlite3_step(stmt);
+    std::string value = src == SQLITE_ROW && sqlite3_column_text(stmt, 0)
+                            ? reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0))
+                            : "";
+    int code = sqlite3_errcode(db);
+    sqlite3_finalize(stmt);
+    if (src != SQLITE_ROW && src != SQLITE_DONE) throw StoreError(open_error(path, db, code));
+    return value;
+  };
+  std::string check = scalar("PRAGMA quick_check");
+  if (check != "ok") throw StoreError(fmt::format("{} failed SQLite's integrity check ({}); it was not modified", path, check));
+  int version = std::stoi(scalar("PRAGMA user_version"));
+  if (version > kSchemaVersion) {
+    throw StoreError(fmt::format("{} was written by a newer evotune (schema {}, this build reads up to {}); it was not modified",
+                                 path, version, kSchemaVersion));
+  }
+  if (version == 0 && std::stoi(scalar("SELECT COUNT(*) FROM sqlite_master")) > 0) {
+    throw StoreError(fmt::format("{} is an SQLite database but not an evotune one; it was not modified", path));
+  }
+  return version;
+}
+
+}  // namespace
+
+Store::Store(const std::string& path, Mode mode) : path_(path) {
+  const bool exists = std::filesystem::exists(path);
+  if (!exists && mode == Mode::read_only) throw StoreError(fmt::format("no evotune database at {}", path));
+  int version = exists ? validated_schema_version(path) : 0;
+  int flags = mode == Mode::read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = open_error(path, db_, rc);
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw StoreError(message);
+  }
+  sqlite3_busy_timeout(db_, 2000);
+  exec("PRAGMA foreign_keys = ON");
+  if (mode == Mode::read_write) {
+    exec("PRAGMA journal_mode = WAL");
+    exec("PRAGMA synchronous = NORMAL");  // with WAL: a committed trial survives a process crash
+    if (version == 0) {
+      exec("BEGIN IMMEDIATE");
+      try {
+        exec(kSchema);
+        exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion).c_str());
+        exec("COMMIT");
+      } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+      }
+    }
+  }
+}
+
+Store::~Store() { sqlite3_close(db_); }
+
+void Store::exec(const char* sql) const {
+  char* error = nullptr;
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &error);
+  if (rc != SQLITE_OK) {
+    std::string message = error ? error : sqlite3_errstr(rc);
+    sqlite3_free(error);
+    if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
+      throw StoreError(fmt::format("{} is locked by another process; try again when it is done", path_));
+    }
+    throw StoreError(fmt::format("SQLite error on {}: {}", path_, message));
+  }
+}
+
+int Store::schema_version() const {
+  Statement s(db_, "PRAGMA user_version");
+  s.step();
+  return static_cast<int>(s.integer(0));
+}
+
+std::int64_t Store::create_run(const RunInfo& info) {
+  exec("BEGIN IMMEDIATE");
+  try {
+    std::optional<std::int64_t> device_id;
+    if (!info.device.empty()) {
+      Statement insert(db_, "INSERT OR IGNORE INTO devices (name, properties) VALUES (?, ?)");
+      insert.bind(1, info.device).bind(2, info.device_json.empty() ? std::string("{}") : info.device_json).step();
+      Statement find(db_, "SELECT id FROM devices WHERE name = ? AND properties = ?");
+      find.bind(1, info.device).bind(2, info.device_json.empty() ? std::string("{}") : info.device_json);
+      if (find.step()) device_id = find.integer(0);
+    }
+    Statement s(db_,
+                "INSERT INTO runs (family, problem, problem_json, strategy, seed, budget, device_id, versions, options)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    s.bind(1, info.family).bind(2, info.problem).bind(3, info.problem_json).bind(4, info.strategy);
+    s.bind(5, static_cast<std::int64_t>(info.seed)).bind(6, static_cast<std::int64_t>(info.budget));
+    if (device_id) s.bind(7, *device_id);
+    s.bind(8, info.versions).bind(9, info.options_json.empty() ? std::string("{}") : info.options_json);
+    s.step();
+    std::int64_t id = sqlite3_last_insert_rowid(db_);
+    exec("COMMIT");
+    return id;
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+void Store::record_trial(std::int64_t run_id, const TrialRecord& t) {
+  exec("BEGIN IMMEDIATE");
+  try {
+    Statement s(db_,
+                "INSERT INTO trials (run_id, seq, generation, config_key, config, status, resources, max_abs_error,"
+                " rel_l2_error, median_us, min_us, p10_us, p90_us, tflops, gbps, compile_seconds, error)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    s.bind(1, run_id).bind(2, static_cast<std::int64_t>(t.seq)).bind(3, static_cast<std::int64_t>(t.generation));
+    s.bind(4, t.config_key).bind(5, t.config).bind(6, t.status).bind(7, t.resources_json.empty() ? std::string("{}") : t.resources_json);
+    s.bind(8, t.max_abs_error).bind(9, t.rel_l2_error).bind(10, t.median_us).bind(11, t.min_us);
+    s.bind(12, t.p10_us).bind(13, t.p90_us).bind(14, t.tflops).bind(15, t.gbps).bind(16, t.compile_seconds);
+    s.bind(17, t.error);
+    s.step();
+    std::int64_t trial_id = sqlite3_last_insert_rowid(db_);
+    Statement sample(db_, "INSERT INTO samples (trial_id, idx, time_us) VALUES (?, ?, ?)");
+    for (std::size_t i = 0; i < t.samples_us.size(); ++i) {
+      sample.bind(1, trial_id).bind(2, static_cast<std::int64_t>(i)).bind(3, t.samples_us[i]);
+      sample.step();
+      sample.reset();
+    }
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+void Store::finish_run(std::int64_t run_id, const std::string& status) {
+  Statement s(db_, "UPDATE runs SET status = ?, finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?");
+  s.bind(1, status).bind(2, run_id).step();
+}
+
+std::optional<RunInfo> Store::run_info(std::int64_t run_id) const {
+  Statement s(db_,
+              "SELECT r.family, r.problem, r.problem_json, r.strategy, r.seed, r.budget, COALESCE(d.name, ''),"
+              " COALESCE(d.properties, ''), r.versions, r.options FROM runs r LEFT JOIN devices d ON d.id = r.device_id"
+              " WHERE r.id = ?");
+  s.bind(1, run_id);
+  if (!s.step()) return std::nullopt;
+  RunInfo i;
+  i.family = s.text(0);
+  i.problem = s.text(1);
+  i.problem_json = s.text(2);
+  i.strategy = s.text(3);
+  i.seed = static_cast<std::uint64_t>(s.integer(4));
+  i.budget = static_cast<int>(s.integer(5));
+  i.device = s.text(6);
+  i.device_json = s.text(7);
+  i.versions = s.text(8);
+  i.options_json = s.text(9);
+  return i;
+}
+
+std::vector<RunRow> Store::runs() const {
+  Statement s(db_,
+              "SELECT r.id, r.created_at, r.status, r.family, r.problem, r.strategy, COALESCE(d.name, ''), r.budget,"
+              " r.seed, COUNT(t.id), COALESCE(SUM(t.status = 'ok'), 0), MIN(CASE WHEN t.status = 'ok' THEN t.median_us END)"
+              " FROM runs r LEFT JOIN devices d ON d.id = r.device_id LEFT JOIN trials t ON t.run_id = r.id"
+              " GROUP BY r.id ORDER BY r.id");
+  std::vector<RunRow> rows;
+  while (s.step()) {
+    RunRow r;
+    r.id = s.integer(0);
+    r.created_at = s.text(1);
+    r.status = s.text(2);
+    r.family = s.text(3);
+    r.problem = s.text(4);
+    r.strategy = s.text(5);
+    r.device = s.text(6);
+    r.budget = static_cast<int>(s.integer(7));
+    r.seed = static_cast<std::uint64_t>(s.integer(8));
+    r.trials = static_cast<int>(s.integer(9));
+    r.valid = static_cast<int>(s.integer(10));
+    r.best_us = s.real(11);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::optional<std::int64_t> Store::latest_run() const {
+  Statement s(db_, "SELECT MAX(id) FROM runs");
+  if (s.step() && s.real(0)) return s.integer(0);
+  return std::nullopt;
+}
+
+namespace {
+constexpr const char* kTrialColumns =
+    "t.id, t.seq, t.generation, t.config_key, t.config, t.status, COALESCE(t.resources, ''), t.max_abs_error,"
+    " t.rel_l2_error, t.median_us, t.min_us, t.p10_us, t.p90_us, t.tflops, t.gbps, COALESCE(t.compile_seconds, 0),"
+    " COALESCE(t.error, '')";
+
+TrialRecord read_trial(sqlite3* db, Statement& s) {
+  TrialRecord t;
+  std::int64_t id = s.integer(0);
+  t.seq = static_cast<int>(s.integer(1));
+  t.generation = static_cast<int>(s.integer(2));
+  t.config_key = s.text(3);
+  t.config = s.text(4);
+  t.status = s.text(5);
+  t.resources_json = s.text(6);
+  t.max_abs_error = s.real(7);
+  t.rel_l2_error = s.real(8);
+  t.median_us = s.real(9);
+  t.min_us = s.real(10);
+  t.p10_us = s.real(11);
+  t.p90_us = s.real(12);
+  t.tflops = s.real(13);
+  t.gbps = s.real(14);
+  t.compile_seconds = s.real(15).value_or(0);
+  t.error = s.text(16);
+  Statement samples(db, "SELECT time_us FROM samples WHERE trial_id = ? ORDER BY idx");
+  samples.bind(1, id);
+  while (samples.step()) t.samples_us.push_back(*samples.real(0));
+  return t;
+}
+}  // namespace
+
+std::vector<TrialRecord> Store::trials(std::int64_t run_id) const {
+  Statement s(db_, fmt::format("SELECT {} FROM trials t WHERE t.run_id = ? ORDER BY t.seq", kTrialColumns).c_str());
+  s.bind(1, run_id);
+  std::vector<TrialRecord> out;
+  while (s.step()) out.push_back(read_trial(db_, s));
+  return out;
+}
+
+std::vector<TrialRecord> Store::top(std::int64_t run_id, int k) const {
+  Statement s(db_, fmt::format("SELECT {} FROM trials t WHERE t.run_id = ? AND t.status = 'ok' ORDER BY t.median_us, t.seq"
+                               " LIMIT ?", kTrialColumns)
+                       .c_str());
+  s.bind(1, run_id).bind(2, static_cast<std::int64_t>(k));
+  std::vector<TrialRecord> out;
+  while (s.step()) out.push_back(read_trial(db_, s));
+  return out;
+}
+
+std::vector<EvoLogRow> Store::evo_log(std::optional<std::int64_t> run_id) const {
+  Statement s(db_,
+              "SELECT run_id, generation, evaluated, valid, generation_best_us, best_so_far_us, generation_median_us"
+              " FROM evo_log WHERE ?1 IS NULL OR run_id = ?1");
+  if (run_id) s.bind(1, *run_id);
+  std::vector<EvoLogRow> out;
+  while (s.step()) {
+    EvoLogRow r;
+    r.run_id = s.integer(0);
+    r.generation = static_cast<int>(s.integer(1));
+    r.evaluated = static_cast<int>(s.integer(2));
+    r.valid = static_cast<int>(s.integer(3));
+    r.generation_best_us = s.real(4);
+    r.best_so_far_us = s.real(5);
+    r.generation_median_us = s.real(6);
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace evotune::evidence

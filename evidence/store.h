@@ -1,0 +1,95 @@
+#pragma once
+// The evidence store: one SQLite file (WAL) holding devices, runs, every trial and every raw timing
+// sample, plus the evo_log view. The store is the only writer; each finished trial is one transaction, so
+// a crash loses at most the trial in flight. A database that is locked, corrupt, or from a newer schema
+// is reported and never modified.
+//
+// It depends only on plain data: problems, configs and resources arrive as JSON text.
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace evotune::evidence {
+
+constexpr int kSchemaVersion = 1;
+
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RunInfo {
+  std::string family;        // "attention", or "replay" for a recorded space
+  std::string problem;       // canonical problem text (or the T4 file's name)
+  std::string problem_json;
+  std::string strategy;
+  std::uint64_t seed = 0;
+  int budget = 0;
+  std::string device;        // name, or "replay"
+  std::string device_json;
+  std::string versions;      // evotune / NVRTC / driver
+  std::string options_json;  // whatever else reproduces the run
+};
+
+struct TrialRecord {
+  int seq = 0;         // order within the run, from 0
+  int generation = 0;
+  std::string config_key;  // stable identity (Config::key)
+  std::string config;      // human form with labels
+  std::string status;      // ok, invalid, compile_error, launch_error, wrong_result, timeout, crash
+  std::string resources_json;
+  std::optional<double> max_abs_error, rel_l2_error;
+  std::optional<double> median_us, min_us, p10_us, p90_us, tflops, gbps;
+  double compile_seconds = 0;
+  std::string error;
+  std::vector<double> samples_us;
+};
+
+struct RunRow {
+  std::int64_t id = 0;
+  std::string created_at, status, family, problem, strategy, device;
+  int budget = 0, trials = 0, valid = 0;
+  std::optional<double> best_us;
+  std::uint64_t seed = 0;
+};
+
+struct EvoLogRow {
+  std::int64_t run_id = 0;
+  int generation = 0, evaluated = 0, valid = 0;
+  std::optional<double> generation_best_us, best_so_far_us, generation_median_us;
+};
+
+class Store {
+ public:
+  enum class Mode { read_only, read_write };
+  // read_write creates the file and schema when missing. Throws StoreError for a locked, corrupt or
+  // newer-schema database, before writing anything.
+  Store(const std::string& path, Mode mode);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  std::int64_t create_run(const RunInfo& info);
+  void record_trial(std::int64_t run_id, const TrialRecord& trial);
+  void finish_run(std::int64_t run_id, const std::string& status);
+
+  std::optional<RunInfo> run_info(std::int64_t run_id) const;
+  std::vector<RunRow> runs() const;
+  std::optional<std::int64_t> latest_run() const;
+  std::vector<TrialRecord> trials(std::int64_t run_id) const;  // in seq order
+  std::vector<TrialRecord> top(std::int64_t run_id, int k) const;  // fastest ok trials
+  std::vector<EvoLogRow> evo_log(std::optional<std::int64_t> run_id) const;
+  int schema_version() const;
+
+ private:
+  void exec(const char* sql) const;
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+}  // namespace evotune::evidence

@@ -1,0 +1,98 @@
+#include "search/coordinator.h"
+
+#include <chrono>
+#include <csignal>
+#include <map>
+
+namespace evotune::search {
+
+evidence::TrialRecord ReplayEvaluator::evaluate(const Config& config) {
+  evidence::TrialRecord t;
+  const T4Result* r = recorded_.lookup(config);
+  if (r == nullptr) {
+    t.status = "invalid";
+    t.error = "not in the recorded space";
+  } else if (r->valid) {
+    t.status = "ok";
+    t.median_us = r->time * unit_to_us_;
+    t.min_us = t.p10_us = t.p90_us = t.median_us;
+    t.samples_us = {*t.median_us};
+  } else if (r->invalidity == "compile") {
+    t.status = "compile_error";
+    t.error = "recorded: compile";
+  } else if (r->invalidity == "runtime") {
+    t.status = "launch_error";
+    t.error = "recorded: runtime";
+  } else if (r->invalidity == "correctness") {
+    t.status = "wrong_result";
+    t.error = "recorded: correctness";
+  } else {
+    t.status = "invalid";
+    t.error = "recorded: " + r->invalidity;
+  }
+  return t;
+}
+
+SearchSummary run_search(evidence::Store& store, std::int64_t run_id, const SearchSpace& space, Strategy& strategy,
+                         Evaluator& evaluator, const SearchOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  std::map<std::string, evidence::TrialRecord> recorded;
+  for (evidence::TrialRecord& t : store.trials(run_id)) recorded.emplace(t.config_key, std::move(t));
+  SearchSummary summary;
+  summary.evaluated = static_cast<int>(recorded.size());
+  int next_seq = summary.evaluated;
+  for (const auto& [key, t] : recorded) {
+    if (t.status == "ok") {
+      ++summary.valid;
+      if (!summary.best_us || *t.median_us < *summary.best_us) summary.best_us = t.median_us, summary.best_config = t.config;
+    }
+  }
+  while (summary.evaluated < options.budget) {
+    std::vector<Config> batch = strategy.propose(options.batch);
+    if (batch.empty()) break;
+    const int generation = strategy.generation();
+    std::vector<Observation> observations;
+    for (const Config& config : batch) {
+      const std::string key = config.key();
+      auto it = recorded.find(key);
+      evidence::TrialRecord trial;
+      if (it != recorded.end()) {
+        trial = it->second;  // finished before the interruption: reuse, never re-run
+      } else {
+        if (summary.evaluated >= options.budget) break;
+        trial = evaluator.evaluate(config);
+        trial.seq = next_seq++;
+        trial.generation = generation;
+        trial.config_key = key;
+        trial.config = format_config(config, space.parameters());
+        store.record_trial(run_id, trial);
+        recorded.emplace(key, trial);
+        ++summary.evaluated;
+        ++summary.newly_evaluated;
+        if (trial.status == "ok") {
+          ++summary.valid;
+          if (!summary.best_us || *trial.median_us < *summary.best_us) {
+            summary.best_us = trial.median_us;
+            summary.best_config = trial.config;
+          }
+        }
+        if (options.kill_after && summary.newly_evaluated >= *options.kill_after) std::raise(SIGKILL);
+      }
+      observations.push_back({config, trial.status == "ok", trial.median_us.value_or(0.0)});
+    }
+    strategy.observe(observations);
+    if (options.on_generation) {
+      Progress p;
+      p.generation = generation;
+      p.evaluated = summary.evaluated;
+      p.budget = options.budget;
+      p.valid = summary.valid;
+      p.best_us = summary.best_us;
+      p.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      options.on_generation(p);
+    }
+  }
+  return summary;
+}
+
+}  // namespace evotune::search

@@ -1,0 +1,65 @@
+#pragma once
+// The coordinator loop: asks the strategy for a batch, has each config evaluated, records every finished
+// trial in the store (one transaction each), tells the strategy, and repeats until the budget is spent
+// or the strategy has nothing left to propose.
+//
+// Resume: strategies are deterministic under their seed, so a resumed run replays the strategy from the
+// start and answers configs already in the database from their recorded results: no finished trial is
+// evaluated or recorded twice, and recorded trials count against the budget.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "evidence/store.h"
+#include "search/strategy.h"
+#include "search/t4.h"
+
+namespace evotune::search {
+
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  // Fills status, measurements and error of a trial (seq, generation and config are set by the caller).
+  virtual evidence::TrialRecord evaluate(const Config& config) = 0;
+};
+
+// Answers from a recorded T4 space: time in the file's unit (milliseconds in Kernel Tuner's files) is
+// stored as median_us after conversion; recorded failures keep their kind.
+class ReplayEvaluator : public Evaluator {
+ public:
+  explicit ReplayEvaluator(const T4Space& recorded, double unit_to_us = 1000.0)
+      : recorded_(recorded), unit_to_us_(unit_to_us) {}
+  evidence::TrialRecord evaluate(const Config& config) override;
+
+ private:
+  const T4Space& recorded_;
+  double unit_to_us_;
+};
+
+struct Progress {
+  int generation = 0, evaluated = 0, budget = 0, valid = 0;
+  std::optional<double> best_us;
+  double elapsed_seconds = 0;
+};
+
+struct SearchOptions {
+  int budget = 100;
+  int batch = 16;  // configs asked for at once (strategies may propose fewer)
+  std::function<void(const Progress&)> on_generation;
+  // Test only: after this many newly recorded trials, the process kills itself with SIGKILL.
+  std::optional<int> kill_after;
+};
+
+struct SearchSummary {
+  int evaluated = 0;  // trials in the run, recorded before or now
+  int newly_evaluated = 0;
+  int valid = 0;
+  std::optional<double> best_us;
+  std::string best_config;
+};
+
+SearchSummary run_search(evidence::Store& store, std::int64_t run_id, const SearchSpace& space, Strategy& strategy,
+                         Evaluator& evaluator, const SearchOptions& options);
+
+}  // namespace evotune::search

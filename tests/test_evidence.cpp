@@ -1,0 +1,198 @@
+// The evidence store and resumable searches, on the CPU: schema, round trips, the evo_log view, refusal
+// of locked/corrupt/newer databases without modifying them, and a search killed with SIGKILL and resumed.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "evidence/store.h"
+#include "tests/test_support.h"
+
+using namespace evotune::evidence;
+
+namespace {
+
+std::string file_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TrialRecord trial(int seq, int generation, const std::string& key, const char* status, std::optional<double> us) {
+  TrialRecord t;
+  t.seq = seq;
+  t.generation = generation;
+  t.config_key = key;
+  t.config = key;
+  t.status = status;
+  t.median_us = us;
+  if (us) t.samples_us = {*us, *us + 1, *us - 0.5};
+  return t;
+}
+
+RunInfo run_info() {
+  RunInfo i;
+  i.family = "attention";
+  i.problem = "b=1,hq=8";
+  i.problem_json = "{}";
+  i.strategy = "evo";
+  i.seed = 3;
+  i.budget = 10;
+  i.device = "test device";
+  i.versions = "test";
+  return i;
+}
+
+int run_cli(const std::string& args) {
+  std::string binary = std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "cli" / "evotune";
+  int status = std::system((binary + " " + args + " >/dev/null 2>&1").c_str());
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  // system() runs a shell; a child killed by a signal shows up as the shell's exit code 128 + signal.
+  return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+TEST(Store, CreatesTheSchemaInWalModeAndRoundTripsTrials) {
+  evotune::testing::TempDir dir;
+  auto path = (dir.path() / "e.db").string();
+  Store store(path, Store::Mode::read_write);
+  EXPECT_EQ(store.schema_version(), kSchemaVersion);
+  std::int64_t run = store.create_run(run_info());
+  store.record_trial(run, trial(0, 0, "a=1", "ok", 10.0));
+  store.record_trial(run, trial(1, 0, "a=2", "compile_error", std::nullopt));
+  auto trials = store.trials(run);
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_EQ(trials[0].config_key, "a=1");
+  EXPECT_EQ(trials[0].samples_us, (std::vector<double>{10.0, 11.0, 9.5}));
+  EXPECT_EQ(trials[1].status, "compile_error");
+  EXPECT_FALSE(trials[1].median_us.has_value());
+  // One config per run, once: a duplicate is refused, nothing half-written.
+  EXPECT_THROW(store.record_trial(run, trial(2, 0, "a=1", "ok", 5.0)), StoreError);
+  EXPECT_EQ(store.trials(run).size(), 2u);
+  EXPECT_THROW(store.record_trial(run, trial(3, 0, "a=3", "fast", 5.0)), StoreError);  // unknown status
+  auto info = store.run_info(run);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->device, "test device");
+  EXPECT_TRUE(std::filesystem::exists(path + "-wal")) << "WAL mode";
+}
+
+TEST(Store, EvoLogSummarizesGenerations) {
+  evotune::testing::TempDir dir;
+  Store store((dir.path() / "e.db").string(), Store::Mode::read_write);
+  std::int64_t run = store.create_run(run_info());
+  store.record_trial(run, trial(0, 0, "a", "ok", 30.0));
+  store.record_trial(run, trial(1, 0, "b", "ok", 10.0));
+  store.record_trial(run, trial(2, 0, "c", "ok", 20.0));
+  store.record_trial(run, trial(3, 1, "d", "ok", 15.0));
+  store.record_trial(run, trial(4, 1, "e", "timeout", std::nullopt));
+  store.record_trial(run, trial(5, 2, "f", "crash", std::nullopt));
+  auto log = store.evo_log(run);
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log[0].evaluated, 3);
+  EXPECT_EQ(log[0].valid, 3);
+  EXPECT_EQ(log[0].generation_best_us, 10.0);
+  EXPECT_EQ(log[0].generation_median_us, 20.0);
+  EXPECT_EQ(log[1].evaluated, 2);
+  EXPECT_EQ(log[1].valid, 1);
+  EXPECT_EQ(log[1].generation_best_us, 15.0);
+  EXPECT_EQ(log[1].best_so_far_us, 10.0);  // the best so far never gets worse
+  EXPECT_EQ(log[2].valid, 0);
+  EXPECT_FALSE(log[2].generation_best_us.has_value());
+  EXPECT_EQ(log[2].best_so_far_us, 10.0);
+  auto top = store.top(run, 2);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].config_key, "b");
+  EXPECT_EQ(top[1].config_key, "d");
+}
+
+TEST(Store, RefusesCorruptNewerForeignAndMissingDatabasesWithoutTouchingThem) {
+  evotune::testing::TempDir dir;
+  auto garbage = dir.path() / "garbage.db";
+  std::ofstream(garbage) << "this is not a database, it is text that is long enough to look like a header.....";
+  const std::string before = file_bytes(garbage);
+  EXPECT_THROW(Store(garbage.string(), Store::Mode::read_write), StoreError);
+  EXPECT_EQ(file_bytes(garbage), before);
+
+  auto newer = dir.path() / "newer.db";
+  {
+    Store s(newer.string(), Store::Mode::read_write);
+  }
+  {
+    // What a future evotune would leave behind: a higher schema version.
+    sqlite3* db = nullptr;
+    sqlite3_open(newer.c_str(), &db);
+    sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+  }
+  const std::string newer_bytes = file_bytes(newer);
+  try {
+    Store s(newer.string(), Store::Mode::read_write);
+    FAIL() << "a newer schema must be refused";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("newer evotune"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(file_bytes(newer), newer_bytes);
+
+  auto foreign = dir.path() / "foreign.db";
+  {
+    sqlite3* db = nullptr;
+    sqlite3_open(foreign.c_str(), &db);
+    sqlite3_exec(db, "CREATE TABLE something (x)", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+  }
+  EXPECT_THROW(Store(foreign.string(), Store::Mode::read_write), StoreError);
+  EXPECT_THROW(Store((dir.path() / "missing.db").string(), Store::Mode::read_only), StoreError);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "missing.db"));
+}
+
+TEST(Store, ALockedDatabaseIsAClearErrorAndLosesNothing) {
+  evotune::testing::TempDir dir;
+  auto path = (dir.path() / "e.db").string();
+  Store store(path, Store::Mode::read_write);
+  std::int64_t run = store.create_run(run_info());
+  store.record_trial(run, trial(0, 0, "a", "ok", 1.0));
+  sqlite3* other = nullptr;
+  sqlite3_open(path.c_str(), &other);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+  try {
+    store.record_trial(run, trial(1, 0, "b", "ok", 2.0));
+    FAIL() << "writing to a locked database must fail";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("locked"), std::string::npos) << e.what();
+  }
+  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  store.record_trial(run, trial(1, 0, "b", "ok", 2.0));  // works again once the lock is gone
+  EXPECT_EQ(store.trials(run).size(), 2u);
+}
+
+// A search killed with SIGKILL mid-run and resumed loses no finished trial, repeats none, keeps the
+// budget, and ends with exactly the trials an uninterrupted run records.
+TEST(Resume, SearchKilledMidRunResumesExactly) {
+  const std::string t4 = std::string(EVOTUNE_T4_DIR) + "/convolution_milo_A4000_T4.json.gz";
+  if (!std::filesystem::exists(t4)) GTEST_SKIP() << "shared T4 data not found at " << t4;
+  evotune::testing::TempDir dir;
+  const std::string db = (dir.path() / "e.db").string();
+  const std::string common = "search --replay " + t4 + " --strategy evo --budget 80 --seed 5 --db " + db;
+  EXPECT_EQ(run_cli(common + " --test-kill-after 29"), 128 + SIGKILL);
+  {
+    Store store(db, Store::Mode::read_only);
+    EXPECT_EQ(store.trials(1).size(), 29u) << "every trial finished before the kill is in the database";
+  }
+  EXPECT_EQ(run_cli("search --resume 1 --db " + db), 0);
+  EXPECT_EQ(run_cli(common), 0);  // run 2: the same search, uninterrupted
+  Store store(db, Store::Mode::read_only);
+  auto resumed = store.trials(1), straight = store.trials(2);
+  ASSERT_EQ(resumed.size(), 80u);
+  ASSERT_EQ(straight.size(), 80u);
+  for (std::size_t i = 0; i < resumed.size(); ++i) {
+    EXPECT_EQ(resumed[i].seq, static_cast<int>(i));
+    EXPECT_EQ(resumed[i].config_key, straight[i].config_key) << "trial " << i;
+    EXPECT_EQ(resumed[i].median_us, straight[i].median_us);
+  }
+  EXPECT_EQ(store.runs()[0].status, "finished");
+}
