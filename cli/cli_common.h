@@ -39,6 +39,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals);
 void add_compile_command(CLI::App& app, const GlobalOptions& globals);
 void add_strategy_bench_command(CLI::App& app, const GlobalOptions& globals);
 void add_search_command(CLI::App& app, const GlobalOptions& globals);
+void add_worker_command(CLI::App& app, const GlobalOptions& globals);
 void add_evidence_commands(CLI::App& app, const GlobalOptions& globals);
 
 }  // namespace evotune::cli

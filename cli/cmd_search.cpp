@@ -5,12 +5,15 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
 #include "evidence/store.h"
 #include "runtime/errors.h"
 #include "search/coordinator.h"
+#include "search/worker_pool.h"
 
 namespace evotune::cli {
 namespace {
@@ -38,6 +41,9 @@ void add_search_command(CLI::App& app, const GlobalOptions&) {
     std::uint64_t seed = 1;
     std::int64_t resume = 0;
     int kill_after = 0;
+    std::string devices;
+    double trial_timeout = 60;
+    int worker_abort_at = 0, worker_hang_at = 0;
   };
   auto opt = std::make_shared<Options>();
   cmd->add_option("--replay", opt->replay, "evaluate against a recorded space (Kernel Tuner T4 file) instead of a GPU")
@@ -47,8 +53,15 @@ void add_search_command(CLI::App& app, const GlobalOptions&) {
   cmd->add_option("--seed", opt->seed, "strategy seed");
   cmd->add_option("--db", opt->db, "evidence database (SQLite)");
   cmd->add_option("--resume", opt->resume, "continue run N exactly where it stopped");
-  // Test only: kill this process with SIGKILL after N newly recorded trials (the resume test uses it).
+  cmd->add_option("--devices", opt->devices,
+                  "evaluate in `evotune worker` processes, one per listed device, in parallel (e.g. 0,1)");
+  cmd->add_option("--trial-timeout", opt->trial_timeout, "seconds before a worker's trial is killed as a timeout")
+      ->check(CLI::PositiveNumber);
+  // Test only: kill this process with SIGKILL after N newly recorded trials (the resume test uses it),
+  // or make the workers abort / hang on their Nth request (the crash and timeout tests).
   cmd->add_option("--test-kill-after", opt->kill_after)->group("");
+  cmd->add_option("--test-worker-abort-at", opt->worker_abort_at)->group("");
+  cmd->add_option("--test-worker-hang-at", opt->worker_hang_at)->group("");
   cmd->callback([opt] {
     evidence::Store store(opt->db, evidence::Store::Mode::read_write);
     std::int64_t run_id = opt->resume;
@@ -87,13 +100,26 @@ void add_search_command(CLI::App& app, const GlobalOptions&) {
     } else {
       fmt::print(stderr, "search: resuming run {} in {}\n", run_id, opt->db);
     }
-    search::ReplayEvaluator evaluator(recorded);
+    std::unique_ptr<search::Evaluator> evaluator = std::make_unique<search::ReplayEvaluator>(recorded);
+    if (!opt->devices.empty()) {
+      std::vector<search::WorkerCommand> commands;
+      const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+      std::stringstream list(opt->devices);
+      for (std::string device; std::getline(list, device, ',');) {
+        search::WorkerCommand c{self, {"worker", "--device", device, "--replay", replay}};
+        if (opt->worker_abort_at > 0) c.args.insert(c.args.end(), {"--test-abort-at", std::to_string(opt->worker_abort_at)});
+        if (opt->worker_hang_at > 0) c.args.insert(c.args.end(), {"--test-hang-at", std::to_string(opt->worker_hang_at)});
+        commands.push_back(std::move(c));
+      }
+      evaluator = std::make_unique<search::WorkerPool>(
+          std::move(commands), std::chrono::milliseconds(static_cast<long long>(opt->trial_timeout * 1000)));
+    }
     search::SearchOptions options;
     options.budget = budget;
     const bool terminal = isatty(fileno(stderr)) != 0;
     options.on_generation = [terminal](const search::Progress& p) { print_progress(p, terminal); };
     if (opt->kill_after > 0) options.kill_after = opt->kill_after;
-    search::SearchSummary s = search::run_search(store, run_id, recorded.space(), *strategy, evaluator, options);
+    search::SearchSummary s = search::run_search(store, run_id, recorded.space(), *strategy, *evaluator, options);
     if (terminal) fmt::print(stderr, "\n");
     store.finish_run(run_id, "finished");
     fmt::print("run {}: {} trials ({} new), {} valid, best {} ({})\n", run_id, s.evaluated, s.newly_evaluated, s.valid,

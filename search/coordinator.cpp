@@ -51,6 +51,15 @@ SearchSummary run_search(evidence::Store& store, std::int64_t run_id, const Sear
     std::vector<Config> batch = strategy.propose(options.batch);
     if (batch.empty()) break;
     const int generation = strategy.generation();
+    // Configs finished before an interruption are answered from the database; the rest, up to the
+    // budget, are evaluated together (in parallel when the evaluator has several workers).
+    std::vector<Config> to_evaluate;
+    int room = options.budget - summary.evaluated;
+    for (const Config& config : batch) {
+      if (!recorded.count(config.key()) && static_cast<int>(to_evaluate.size()) < room) to_evaluate.push_back(config);
+    }
+    std::vector<evidence::TrialRecord> fresh = evaluator.evaluate_batch(to_evaluate);
+    std::size_t next_fresh = 0;
     std::vector<Observation> observations;
     for (const Config& config : batch) {
       const std::string key = config.key();
@@ -58,9 +67,8 @@ SearchSummary run_search(evidence::Store& store, std::int64_t run_id, const Sear
       evidence::TrialRecord trial;
       if (it != recorded.end()) {
         trial = it->second;  // finished before the interruption: reuse, never re-run
-      } else {
-        if (summary.evaluated >= options.budget) break;
-        trial = evaluator.evaluate(config);
+      } else if (next_fresh < fresh.size()) {
+        trial = std::move(fresh[next_fresh++]);
         trial.seq = next_seq++;
         trial.generation = generation;
         trial.config_key = key;
@@ -77,6 +85,8 @@ SearchSummary run_search(evidence::Store& store, std::int64_t run_id, const Sear
           }
         }
         if (options.kill_after && summary.newly_evaluated >= *options.kill_after) std::raise(SIGKILL);
+      } else {
+        break;  // over the budget
       }
       observations.push_back({config, trial.status == "ok", trial.median_us.value_or(0.0)});
     }

@@ -22,6 +22,12 @@ class Evaluator {
   virtual ~Evaluator() = default;
   // Fills status, measurements and error of a trial (seq, generation and config are set by the caller).
   virtual evidence::TrialRecord evaluate(const Config& config) = 0;
+  // Several configs, results in the same order; evaluators with several workers run them in parallel.
+  virtual std::vector<evidence::TrialRecord> evaluate_batch(const std::vector<Config>& configs) {
+    std::vector<evidence::TrialRecord> out;
+    for (const Config& c : configs) out.push_back(evaluate(c));
+    return out;
+  }
 };
 
 // Answers from a recorded T4 space: time in the file's unit (milliseconds in Kernel Tuner's files) is

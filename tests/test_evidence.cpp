@@ -196,3 +196,36 @@ TEST(Resume, SearchKilledMidRunResumesExactly) {
   }
   EXPECT_EQ(store.runs()[0].status, "finished");
 }
+
+// Workers: evaluations in `evotune worker` child processes. A worker that aborts is recorded as a crash
+// and one that hangs as a timeout; each is restarted and the run finishes with its whole budget.
+// Parallel workers give the same run as in-process evaluation.
+TEST(Workers, CrashesAndHangsAreRecordedAndTheRunFinishes) {
+  const std::string t4 = std::string(EVOTUNE_T4_DIR) + "/convolution_milo_A4000_T4.json.gz";
+  if (!std::filesystem::exists(t4)) GTEST_SKIP() << "shared T4 data not found at " << t4;
+  evotune::testing::TempDir dir;
+  const std::string db = (dir.path() / "w.db").string();
+  const std::string base = "search --replay " + t4 + " --strategy evo --budget 30 --seed 2 --db " + db;
+  ASSERT_EQ(run_cli(base), 0);                                                     // run 1: in process
+  ASSERT_EQ(run_cli(base + " --devices 0,1"), 0);                                  // run 2: two workers
+  ASSERT_EQ(run_cli(base + " --devices 0 --test-worker-abort-at 4"), 0);           // run 3: aborts
+  ASSERT_EQ(run_cli(base + " --devices 0 --test-worker-hang-at 9 --trial-timeout 0.5"), 0);  // run 4: hangs
+  Store store(db, Store::Mode::read_only);
+  auto serial = store.trials(1), parallel = store.trials(2), aborting = store.trials(3), hanging = store.trials(4);
+  ASSERT_EQ(parallel.size(), 30u);
+  for (std::size_t i = 0; i < serial.size(); ++i) EXPECT_EQ(serial[i].config_key, parallel[i].config_key) << i;
+  ASSERT_EQ(aborting.size(), 30u);
+  int crashes = 0;
+  for (const auto& t : aborting) {
+    if (t.status == "crash") {
+      ++crashes;
+      EXPECT_NE(t.error.find("signal 6"), std::string::npos) << t.error;
+    }
+  }
+  EXPECT_GE(crashes, 5);  // every 4th request of each (re)started worker
+  ASSERT_EQ(hanging.size(), 30u);
+  int timeouts = 0;
+  for (const auto& t : hanging) timeouts += t.status == "timeout";
+  EXPECT_GE(timeouts, 1);
+  for (const auto& r : store.runs()) EXPECT_EQ(r.status, "finished");
+}
