@@ -63,8 +63,8 @@ struct CompiledAttention {
 };
 
 CompiledAttention compile_checked(runtime::Compiler& compiler, const Config& config, const attention::Problem& problem,
-                                  const runtime::Target& target, bool cta_clock) {
-  runtime::CompileRequest request = attention::compile_request(config, problem, target, cta_clock);
+                                  const runtime::Target& target) {
+  runtime::CompileRequest request = attention::compile_request(config, problem, target);
   CompiledAttention c{compiler.compile(request), request.name_expressions.at(0)};
   if (auto why = attention::rejected_resources(c.result.resources_of(c.expression))) {
     throw std::runtime_error(fmt::format("config {} rejected after compiling: {}", attention::format(config), *why));
@@ -85,7 +85,7 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
                                  props.name, *why));
   }
   CompilerStack stack(globals);
-  CompiledAttention compiled = compile_checked(stack.compiler(), config, problem, target, false);
+  CompiledAttention compiled = compile_checked(stack.compiler(), config, problem, target);
   runtime::Module module(compiled.result.cubin, attention::format(config));
   runtime::Kernel kernel = module.kernel(compiled.result.lowered(compiled.expression));
   runtime::LaunchGeometry geometry = attention::launch_geometry(config, problem);
@@ -112,20 +112,22 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
 
   // Second view: clock64 cycles per CTA from the instrumented build of the same config.
   nlohmann::json clock_view;
+  std::optional<runtime::CompileResult> clock_result;
+  std::string clock_expression;
   if (opt.timer == "clock64" && check.passed) {
     // The instrumented build keeps clock64 values live, so it can need more registers than the kernel
     // itself; when it spills, the view is unavailable (it would time a different kernel), and nothing
     // else already measured is lost.
     runtime::CompileRequest clock_request = attention::compile_request(config, problem, target, true);
-    runtime::CompileResult clock_result = stack.compiler().compile(clock_request);
-    if (auto why = attention::rejected_resources(clock_result.resources_of(clock_request.name_expressions[0]))) {
+    clock_expression = clock_request.name_expressions[0];
+    clock_result = stack.compiler().compile(clock_request);
+    if (auto why = attention::rejected_resources(clock_result->resources_of(clock_expression))) {
       clock_view = {{"unavailable", "the clock64-instrumented build is rejected: " + *why}};
     }
   }
-  if (opt.timer == "clock64" && check.passed && !clock_view.contains("unavailable")) {
-    CompiledAttention clocked = compile_checked(stack.compiler(), config, problem, target, true);
-    runtime::Module clock_module(clocked.result.cubin, attention::format(config) + " (clock64)");
-    runtime::Kernel clock_kernel = clock_module.kernel(clocked.result.lowered(clocked.expression));
+  if (clock_result && !clock_view.contains("unavailable")) {
+    runtime::Module clock_module(clock_result->cubin, attention::format(config) + " (clock64)");
+    runtime::Kernel clock_kernel = clock_module.kernel(clock_result->lowered(clock_expression));
     clock_kernel.set_max_dynamic_shared_bytes(static_cast<int>(geometry.dynamic_shared_bytes));
     std::size_t ctas = std::size_t{geometry.grid[0]} * geometry.grid[1] * geometry.grid[2];
     runtime::DeviceBuffer cycles(ctas * 8, "CTA cycles");
