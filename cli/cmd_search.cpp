@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <future>
 #include <filesystem>
 #include <sstream>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,9 @@
 #include "runtime/errors.h"
 #include "search/coordinator.h"
 #include "search/worker_pool.h"
+#include "search/attention_space.h"
+#include "runtime/compile_pool.h"
+#include "templates/attention/attention_family.h"
 
 namespace evotune::cli {
 namespace {
@@ -33,7 +37,76 @@ void print_progress(const search::Progress& p, bool terminal) {
 
 }  // namespace
 
-void add_search_command(CLI::App& app, const GlobalOptions&) {
+// --compile-only: a uniform random sample of `budget` valid configs (all of them when the space is
+// smaller), compiled on every core into the cubin cache, each recorded with its resource usage as
+// `compiled`, `invalid` (rejected: spills) or `compile_error`. The cache can then travel to the GPU
+// machine, where the same compiles are hits.
+template <typename Options>
+void run_compile_only(const Options& opt, const GlobalOptions& globals) {
+  attention::Problem problem = attention::Problem::parse(opt.problem);
+  runtime::Target target = runtime::Target::parse(opt.target);
+  search::SearchSpace space = search::attention_search_space(problem, DeviceLimits::for_target(target));
+  auto strategy = search::make_random(space, opt.seed);
+  std::vector<Config> configs = strategy->propose(opt.budget);
+  evidence::Store store(opt.db, evidence::Store::Mode::read_write);
+  evidence::RunInfo info;
+  info.family = "attention";
+  info.problem = problem.to_string();
+  info.problem_json = attention::to_json(problem).dump();
+  info.strategy = "compile-only";
+  info.seed = opt.seed;
+  info.budget = opt.budget;
+  info.device = target.name();
+  info.versions = fmt::format("evotune {} NVRTC {}", EVOTUNE_VERSION, runtime::nvrtc_version());
+  info.options_json = nlohmann::json{{"target", target.name()}, {"compile_only", true}}.dump();
+  std::int64_t run_id = store.create_run(info);
+  fmt::print(stderr, "search: compile-only run {} in {}: {} valid configs of {} for {} on {}\n", run_id, opt.db,
+             configs.size(), problem.to_string(), target.name(), "all cores");
+  CompilerStack stack(globals);
+  runtime::CompilePool pool(stack.compiler(), opt.threads);
+  std::vector<std::future<runtime::CompileResult>> futures;
+  for (const Config& c : configs) futures.push_back(pool.submit(attention::compile_request(c, problem, target)));
+  int accepted = 0, rejected = 0, failed = 0;
+  const bool terminal = isatty(fileno(stderr)) != 0;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    evidence::TrialRecord t;
+    t.seq = static_cast<int>(i);
+    t.config_key = configs[i].key();
+    t.config = attention::format(configs[i]);
+    try {
+      runtime::CompileResult r = futures[i].get();
+      const runtime::ResourceUsage& u = r.resources_of(attention::name_expression(configs[i], problem));
+      t.resources_json = runtime::to_json(u).dump();
+      t.compile_seconds = r.compile_seconds;
+      if (auto why = attention::rejected_resources(u)) {
+        t.status = "invalid";
+        t.error = *why;
+        ++rejected;
+      } else {
+        t.status = "compiled";
+        ++accepted;
+      }
+    } catch (const std::exception& e) {
+      t.status = "compile_error";
+      t.error = e.what();
+      ++failed;
+    }
+    store.record_trial(run_id, t);
+    std::string line = fmt::format("compiled {:>4}/{}  accepted {}  rejected (spills) {}  errors {}", i + 1,
+                                   configs.size(), accepted, rejected, failed);
+    if (terminal) {
+      fmt::print(stderr, "\r{}\x1b[K", line);
+    } else if ((i + 1) % 16 == 0 || i + 1 == configs.size()) {
+      fmt::print(stderr, "{}\n", line);
+    }
+  }
+  if (terminal) fmt::print(stderr, "\n");
+  store.finish_run(run_id, "finished");
+  fmt::print("run {}: {} configs compiled for {}: {} accepted, {} rejected for spills, {} compile errors\n", run_id,
+             configs.size(), target.name(), accepted, rejected, failed);
+}
+
+void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   auto* cmd = app.add_subcommand("search", "Search a space and record every trial in the evidence database");
   struct Options {
     std::string replay, strategy = "evo", db = "evotune.db";
@@ -44,10 +117,18 @@ void add_search_command(CLI::App& app, const GlobalOptions&) {
     std::string devices;
     double trial_timeout = 60;
     int worker_abort_at = 0, worker_hang_at = 0;
+    std::string problem, target = "sm_90a";
+    bool compile_only = false;
+    unsigned threads = 0;
   };
   auto opt = std::make_shared<Options>();
   cmd->add_option("--replay", opt->replay, "evaluate against a recorded space (Kernel Tuner T4 file) instead of a GPU")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--problem", opt->problem, "attention problem, e.g. b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16");
+  cmd->add_flag("--compile-only", opt->compile_only,
+                "no GPU: compile the configs a search would consider into the cubin cache and record their resources");
+  cmd->add_option("--target", opt->target, "compile target for --compile-only, e.g. sm_90a, sm_80");
+  cmd->add_option("--threads", opt->threads, "compile threads (0: one per hardware thread)");
   cmd->add_option("--strategy", opt->strategy, "evo, random or exhaustive");
   cmd->add_option("--budget", opt->budget, "trials (invalid ones count)")->check(CLI::Range(1, 10000000));
   cmd->add_option("--seed", opt->seed, "strategy seed");
@@ -62,7 +143,15 @@ void add_search_command(CLI::App& app, const GlobalOptions&) {
   cmd->add_option("--test-kill-after", opt->kill_after)->group("");
   cmd->add_option("--test-worker-abort-at", opt->worker_abort_at)->group("");
   cmd->add_option("--test-worker-hang-at", opt->worker_hang_at)->group("");
-  cmd->callback([opt] {
+  cmd->callback([opt, &globals] {
+    if (!opt->problem.empty()) {
+      if (!opt->replay.empty()) throw UsageError("give --problem or --replay, not both");
+      if (!opt->compile_only) {
+        throw UsageError("GPU searches of attention configs are not implemented yet; add --compile-only, or use --replay");
+      }
+      run_compile_only(*opt, globals);
+      return;
+    }
     evidence::Store store(opt->db, evidence::Store::Mode::read_write);
     std::int64_t run_id = opt->resume;
     std::string replay = opt->replay;

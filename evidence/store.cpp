@@ -37,7 +37,7 @@ CREATE TABLE trials (
   config_key TEXT NOT NULL,
   config TEXT NOT NULL,
   status TEXT NOT NULL CHECK (status IN ('ok', 'invalid', 'compile_error', 'launch_error', 'wrong_result',
-                                         'timeout', 'crash')),
+                                         'timeout', 'crash', 'compiled')),
   resources TEXT,
   max_abs_error REAL,
   rel_l2_error REAL,

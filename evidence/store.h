@@ -41,7 +41,9 @@ struct TrialRecord {
   int generation = 0;
   std::string config_key;  // stable identity (Config::key)
   std::string config;      // human form with labels
-  std::string status;      // ok, invalid, compile_error, launch_error, wrong_result, timeout, crash
+  // ok, invalid, compile_error, launch_error, wrong_result, timeout, crash; or compiled (a compile-only
+  // sweep: built and accepted, never run)
+  std::string status;
   std::string resources_json;
   std::optional<double> max_abs_error, rel_l2_error;
   std::optional<double> median_us, min_us, p10_us, p90_us, tflops, gbps;

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Set up, build, and run evotune's main job. Today that is `evotune devices` on a machine with a GPU;
-# without one it says so and runs the CPU-side compile benchmark instead.
+# Set up, build, and run evotune's main job, saying which one it ran:
+#  - with a GPU: `evotune devices`, then `evotune bench` of the default config on the main problem
+#    (GPU searches are not implemented yet);
+#  - without one: a compile-only sweep of that problem's search space for sm_90a into the cubin cache,
+#    recorded in evotune.db (the cache can be carried to the GPU machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,11 +12,16 @@ export PATH="${CUDA_HOME:-/usr/local/cuda}/bin:$PATH"
 cmake --preset release >/dev/null
 cmake --build --preset release --target evotune
 
+problem="b=4,hq=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16"
 status=0
 build/cli/evotune devices || status=$?
-if [[ $status -eq 3 ]]; then
-  echo "run: no GPU on this machine; running the compile benchmark (no GPU needed) instead"
-  build/cli/evotune compile-bench
-elif [[ $status -ne 0 ]]; then
+if [[ $status -eq 0 ]]; then
+  echo "run: GPU found; benchmarking the default attention config on $problem"
+  build/cli/evotune bench --problem "$problem"
+elif [[ $status -eq 3 ]]; then
+  echo "run: no GPU on this machine; compile-only sweep of $problem for sm_90a (recorded in evotune.db)"
+  build/cli/evotune search --problem "$problem" --compile-only --target sm_90a --budget 32 --db evotune.db
+  build/cli/evotune runs --db evotune.db
+else
   exit $status
 fi

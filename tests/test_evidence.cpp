@@ -229,3 +229,22 @@ TEST(Workers, CrashesAndHangsAreRecordedAndTheRunFinishes) {
   EXPECT_GE(timeouts, 1);
   for (const auto& r : store.runs()) EXPECT_EQ(r.status, "finished");
 }
+
+// Compile-only sweep (no GPU): configs compiled and recorded with their resources.
+TEST(CompileOnly, RecordsEveryConfigWithItsResources) {
+  evotune::testing::TempDir dir;
+  const std::string db = (dir.path() / "c.db").string();
+  ASSERT_EQ(run_cli("--cache-dir " + (dir.path() / "cache").string() +
+                    " search --problem b=1,hq=8,sq=512,d=64,causal=1 --compile-only --target sm_80 --budget 4 --db " + db),
+            0);
+  Store store(db, Store::Mode::read_only);
+  auto trials = store.trials(1);
+  ASSERT_EQ(trials.size(), 4u);
+  for (const auto& t : trials) {
+    EXPECT_TRUE(t.status == "compiled" || t.status == "invalid" || t.status == "compile_error") << t.status;
+    if (t.status != "compile_error") EXPECT_NE(t.resources_json.find("\"registers\""), std::string::npos);
+  }
+  EXPECT_EQ(store.runs()[0].strategy, "compile-only");
+  // Without --compile-only a GPU search is refused plainly (not implemented yet), as a usage error.
+  EXPECT_EQ(run_cli("search --problem b=1,hq=8,sq=512,d=64 --db " + db), 2);
+}
