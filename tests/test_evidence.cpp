@@ -242,7 +242,9 @@ TEST(CompileOnly, RecordsEveryConfigWithItsResources) {
   ASSERT_EQ(trials.size(), 4u);
   for (const auto& t : trials) {
     EXPECT_TRUE(t.status == "compiled" || t.status == "invalid" || t.status == "compile_error") << t.status;
-    if (t.status != "compile_error") EXPECT_NE(t.resources_json.find("\"registers\""), std::string::npos);
+    if (t.status != "compile_error") {
+      EXPECT_NE(t.resources_json.find("\"registers\""), std::string::npos);
+    }
   }
   EXPECT_EQ(store.runs()[0].strategy, "compile-only");
   // Without --compile-only a GPU search is refused plainly (not implemented yet), as a usage error.
