@@ -117,6 +117,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
     std::string devices;
     double trial_timeout = 60;
     int worker_abort_at = 0, worker_hang_at = 0;
+    int history = 3;
     std::string problem, target = "sm_90a";
     bool compile_only = false;
     unsigned threads = 0;
@@ -134,6 +135,9 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--seed", opt->seed, "strategy seed");
   cmd->add_option("--db", opt->db, "evidence database (SQLite)");
   cmd->add_option("--resume", opt->resume, "continue run N exactly where it stopped");
+  cmd->add_option("--history", opt->history,
+                  "seed evo with the best configs of up to N earlier runs of the same problem in the database (0: none)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--devices", opt->devices,
                   "evaluate in `evotune worker` processes, one per listed device, in parallel (e.g. 0,1)");
   cmd->add_option("--trial-timeout", opt->trial_timeout, "seconds before a worker's trial is killed as a timeout")
@@ -171,7 +175,23 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
       throw UsageError("give --replay FILE: GPU searches of attention configs are not implemented yet");
     }
     search::T4Space recorded = search::T4Space::load(replay);
-    auto strategy = search::make_strategy(strategy_name, recorded.space(), seed);
+    // Historical solutions: chosen when a run starts and stored with it, so that a resume replays the
+    // strategy from exactly the same seeds.
+    std::vector<std::string> seed_keys;
+    if (run_id != 0) {
+      seed_keys = nlohmann::json::parse(store.run_info(run_id)->options_json).value("seeds", std::vector<std::string>{});
+    } else if (strategy_name == "evo") {
+      for (const evidence::TrialRecord& t : store.best_per_run("replay", recorded.name())) {
+        if (static_cast<int>(seed_keys.size()) < opt->history) seed_keys.push_back(t.config_key);
+      }
+    }
+    std::vector<Config> seeds;
+    for (const std::string& key : seed_keys) {
+      Config c;
+      for (const auto& [name, value] : split_assignments(key, "seed config")) c.set(name, std::stoi(value));
+      seeds.push_back(std::move(c));
+    }
+    auto strategy = search::make_strategy(strategy_name, recorded.space(), seed, seeds);
     if (run_id == 0) {
       evidence::RunInfo info;
       info.family = "replay";
@@ -182,10 +202,10 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
       info.budget = budget;
       info.device = "replay";
       info.versions = "evotune " EVOTUNE_VERSION;
-      info.options_json = nlohmann::json{{"replay", replay}}.dump();
+      info.options_json = nlohmann::json{{"replay", replay}, {"seeds", seed_keys}}.dump();
       run_id = store.create_run(info);
-      fmt::print(stderr, "search: run {} in {} ({} on {}, budget {}, seed {})\n", run_id, opt->db, strategy_name,
-                 recorded.name(), budget, seed);
+      fmt::print(stderr, "search: run {} in {} ({} on {}, budget {}, seed {}, {} historical seeds)\n", run_id, opt->db,
+                 strategy_name, recorded.name(), budget, seed, seed_keys.size());
     } else {
       fmt::print(stderr, "search: resuming run {} in {}\n", run_id, opt->db);
     }

@@ -411,6 +411,20 @@ std::vector<TrialRecord> Store::top(std::int64_t run_id, int k) const {
   return out;
 }
 
+std::vector<TrialRecord> Store::best_per_run(const std::string& family, const std::string& problem) const {
+  Statement s(db_, fmt::format("SELECT {} FROM trials t JOIN runs r ON r.id = t.run_id"
+                               " WHERE r.family = ? AND r.problem = ? AND t.status = 'ok'"
+                               " AND t.median_us = (SELECT MIN(u.median_us) FROM trials u"
+                               "                    WHERE u.run_id = t.run_id AND u.status = 'ok')"
+                               " GROUP BY t.run_id ORDER BY t.median_us",
+                               kTrialColumns)
+                       .c_str());
+  s.bind(1, family).bind(2, problem);
+  std::vector<TrialRecord> out;
+  while (s.step()) out.push_back(read_trial(db_, s));
+  return out;
+}
+
 std::vector<EvoLogRow> Store::evo_log(std::optional<std::int64_t> run_id) const {
   Statement s(db_,
               "SELECT run_id, generation, evaluated, valid, generation_best_us, best_so_far_us, generation_median_us"

@@ -86,6 +86,8 @@ class Store {
   std::vector<TrialRecord> trials(std::int64_t run_id) const;  // in seq order
   std::vector<TrialRecord> top(std::int64_t run_id, int k) const;  // fastest ok trials
   std::vector<EvoLogRow> evo_log(std::optional<std::int64_t> run_id) const;
+  // The fastest ok trial of every run of `family` on `problem` (best first), for seeding new searches.
+  std::vector<TrialRecord> best_per_run(const std::string& family, const std::string& problem) const;
   int schema_version() const;
 
  private:

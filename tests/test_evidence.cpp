@@ -177,7 +177,8 @@ TEST(Resume, SearchKilledMidRunResumesExactly) {
   if (!std::filesystem::exists(t4)) GTEST_SKIP() << "shared T4 data not found at " << t4;
   evotune::testing::TempDir dir;
   const std::string db = (dir.path() / "e.db").string();
-  const std::string common = "search --replay " + t4 + " --strategy evo --budget 80 --seed 5 --db " + db;
+  // --history 0: the second, uninterrupted run must not start from the first run's best.
+  const std::string common = "search --replay " + t4 + " --strategy evo --budget 80 --seed 5 --history 0 --db " + db;
   EXPECT_EQ(run_cli(common + " --test-kill-after 29"), 128 + SIGKILL);
   {
     Store store(db, Store::Mode::read_only);
@@ -205,7 +206,7 @@ TEST(Workers, CrashesAndHangsAreRecordedAndTheRunFinishes) {
   if (!std::filesystem::exists(t4)) GTEST_SKIP() << "shared T4 data not found at " << t4;
   evotune::testing::TempDir dir;
   const std::string db = (dir.path() / "w.db").string();
-  const std::string base = "search --replay " + t4 + " --strategy evo --budget 30 --seed 2 --db " + db;
+  const std::string base = "search --replay " + t4 + " --strategy evo --budget 30 --seed 2 --history 0 --db " + db;
   ASSERT_EQ(run_cli(base), 0);                                                     // run 1: in process
   ASSERT_EQ(run_cli(base + " --devices 0,1"), 0);                                  // run 2: two workers
   ASSERT_EQ(run_cli(base + " --devices 0 --test-worker-abort-at 4"), 0);           // run 3: aborts
@@ -249,4 +250,23 @@ TEST(CompileOnly, RecordsEveryConfigWithItsResources) {
   EXPECT_EQ(store.runs()[0].strategy, "compile-only");
   // Without --compile-only a GPU search is refused plainly (not implemented yet), as a usage error.
   EXPECT_EQ(run_cli("search --problem b=1,hq=8,sq=512,d=64 --db " + db), 2);
+}
+
+// Historical solutions: a new evo search on a problem already searched starts from the earlier best.
+TEST(History, EvoStartsFromTheBestOfEarlierRuns) {
+  const std::string t4 = std::string(EVOTUNE_T4_DIR) + "/convolution_milo_A100_T4.json.gz";
+  if (!std::filesystem::exists(t4)) GTEST_SKIP() << "shared T4 data not found at " << t4;
+  evotune::testing::TempDir dir;
+  const std::string db = (dir.path() / "h.db").string();
+  ASSERT_EQ(run_cli("search --replay " + t4 + " --strategy random --budget 40 --seed 9 --db " + db), 0);
+  ASSERT_EQ(run_cli("search --replay " + t4 + " --strategy evo --budget 20 --seed 1 --db " + db), 0);
+  ASSERT_EQ(run_cli("search --replay " + t4 + " --strategy evo --budget 20 --seed 1 --history 0 --db " + db), 0);
+  Store store(db, Store::Mode::read_only);
+  auto best_of_first = store.top(1, 1).at(0);
+  EXPECT_EQ(store.trials(2).at(0).config_key, best_of_first.config_key);
+  EXPECT_NE(store.trials(3).at(0).config_key, best_of_first.config_key);  // --history 0: no seeds
+  // A resumed run keeps its original seeds even though the database now holds better runs.
+  auto info = store.run_info(2);
+  ASSERT_TRUE(info);
+  EXPECT_NE(info->options_json.find(best_of_first.config_key), std::string::npos);
 }
