@@ -16,6 +16,7 @@
 #include "search/coordinator.h"
 #include "search/worker_pool.h"
 #include "search/attention_space.h"
+#include "runtime/device_properties.h"
 #include "runtime/compile_pool.h"
 #include "templates/attention/attention_family.h"
 
@@ -106,6 +107,110 @@ void run_compile_only(const Options& opt, const GlobalOptions& globals) {
              configs.size(), target.name(), accepted, rejected, failed);
 }
 
+std::vector<Config> configs_from_keys(const std::vector<std::string>& keys) {
+  std::vector<Config> out;
+  for (const std::string& key : keys) {
+    Config c;
+    for (const auto& [name, value] : split_assignments(key, "seed config")) c.set(name, std::stoi(value));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// A search of attention configs on GPUs: one `evotune worker --problem` per device evaluates (compile,
+// check, time); this process only proposes, records and reports.
+template <typename Options>
+void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
+  attention::Problem problem = attention::Problem::parse(opt.problem);
+  // The device first: without one (exit 3) no database is created or touched.
+  {
+    std::string first = opt.devices.empty() ? "0" : opt.devices.substr(0, opt.devices.find(','));
+    if (opt.resume != 0) {
+      evidence::Store peek(opt.db, evidence::Store::Mode::read_only);
+      std::optional<evidence::RunInfo> info = peek.run_info(opt.resume);
+      if (info) {
+        std::string recorded = nlohmann::json::parse(info->options_json).value("devices", first);
+        first = recorded.substr(0, recorded.find(','));
+      }
+    }
+    runtime::query_device(std::stoi(first));
+  }
+  evidence::Store store(opt.db, evidence::Store::Mode::read_write);
+  std::int64_t run_id = opt.resume;
+  std::string devices = opt.devices.empty() ? "0" : opt.devices;
+  std::string strategy_name = opt.strategy;
+  std::uint64_t seed = opt.seed;
+  int budget = opt.budget;
+  double timeout = opt.trial_timeout;
+  std::vector<std::string> seed_keys;
+  if (run_id != 0) {
+    std::optional<evidence::RunInfo> info = store.run_info(run_id);
+    if (!info) throw UsageError(fmt::format("no run {} in {}", run_id, opt.db));
+    nlohmann::json options = nlohmann::json::parse(info->options_json);
+    devices = options.value("devices", devices);
+    timeout = options.value("trial_timeout", timeout);
+    seed_keys = options.value("seeds", std::vector<std::string>{});
+    strategy_name = info->strategy;
+    seed = info->seed;
+    budget = info->budget;
+  }
+  std::vector<int> ordinals;
+  std::stringstream list(devices);
+  for (std::string d; std::getline(list, d, ',');) ordinals.push_back(std::stoi(d));
+  runtime::DeviceProperties props = runtime::query_device(ordinals.at(0));  // no device: exit 3
+  search::SearchSpace space = search::attention_search_space(problem, DeviceLimits::from(props));
+  if (run_id == 0 && strategy_name == "evo") {
+    for (const evidence::TrialRecord& t : store.best_per_run("attention", problem.to_string())) {
+      if (static_cast<int>(seed_keys.size()) < opt.history) seed_keys.push_back(t.config_key);
+    }
+  }
+  auto strategy = search::make_strategy(strategy_name, space, seed, configs_from_keys(seed_keys));
+  if (run_id == 0) {
+    evidence::RunInfo info;
+    info.family = "attention";
+    info.problem = problem.to_string();
+    info.problem_json = attention::to_json(problem).dump();
+    info.strategy = strategy_name;
+    info.seed = seed;
+    info.budget = budget;
+    info.device = props.name;
+    info.device_json = runtime::to_json(props).dump();
+    info.versions = fmt::format("evotune {} NVRTC {} driver {}", EVOTUNE_VERSION, runtime::nvrtc_version(),
+                                runtime::format_cuda_version(props.driver_version));
+    info.options_json =
+        nlohmann::json{{"devices", devices}, {"trial_timeout", timeout}, {"seeds", seed_keys}}.dump();
+    run_id = store.create_run(info);
+    fmt::print(stderr, "search: run {} in {} ({} on {} with {} worker(s), budget {}, seed {}, {} historical seeds)\n",
+               run_id, opt.db, strategy_name, props.name, ordinals.size(), budget, seed, seed_keys.size());
+  } else {
+    fmt::print(stderr, "search: resuming run {} in {}\n", run_id, opt.db);
+  }
+  // Workers use this process's cache settings, so what one compiles the others (and later runs) reuse.
+  std::vector<std::string> global_args;
+  if (!globals.cache_dir.empty()) global_args = {"--cache-dir", globals.cache_dir};
+  if (globals.no_cache) global_args.push_back("--no-cache");
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::vector<search::WorkerCommand> commands;
+  for (int d : ordinals) {
+    search::WorkerCommand c{self, global_args};
+    c.args.insert(c.args.end(), {"worker", "--device", std::to_string(d), "--problem", problem.to_string()});
+    commands.push_back(std::move(c));
+  }
+  search::WorkerPool pool(std::move(commands), std::chrono::milliseconds(static_cast<long long>(timeout * 1000)));
+  search::SearchOptions options;
+  options.budget = budget;
+  options.batch = std::max<int>(static_cast<int>(ordinals.size()), 8);
+  const bool terminal = isatty(fileno(stderr)) != 0;
+  options.on_generation = [terminal](const search::Progress& p) { print_progress(p, terminal); };
+  if (opt.kill_after > 0) options.kill_after = opt.kill_after;
+  search::SearchSummary s = search::run_search(store, run_id, space, *strategy, pool, options);
+  if (terminal) fmt::print(stderr, "\n");
+  store.finish_run(run_id, "finished");
+  fmt::print("run {}: {} trials ({} new), {} valid, best {} ({}); workers restarted {} times\n", run_id, s.evaluated,
+             s.newly_evaluated, s.valid, s.best_us ? fmt::format("{:.2f} us", *s.best_us) : std::string("none"),
+             s.best_config, pool.restarts());
+}
+
 void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   auto* cmd = app.add_subcommand("search", "Search a space and record every trial in the evidence database");
   struct Options {
@@ -150,11 +255,22 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->callback([opt, &globals] {
     if (!opt->problem.empty()) {
       if (!opt->replay.empty()) throw UsageError("give --problem or --replay, not both");
-      if (!opt->compile_only) {
-        throw UsageError("GPU searches of attention configs are not implemented yet; add --compile-only, or use --replay");
+      if (opt->compile_only) {
+        run_compile_only(*opt, globals);
+      } else {
+        run_gpu_search(*opt, globals);
       }
-      run_compile_only(*opt, globals);
       return;
+    }
+    if (opt->resume != 0) {
+      evidence::Store peek(opt->db, evidence::Store::Mode::read_only);
+      std::optional<evidence::RunInfo> info = peek.run_info(opt->resume);
+      if (info && info->family == "attention") {
+        auto resumed = *opt;
+        resumed.problem = info->problem;
+        run_gpu_search(resumed, globals);
+        return;
+      }
     }
     evidence::Store store(opt->db, evidence::Store::Mode::read_write);
     std::int64_t run_id = opt->resume;
@@ -185,13 +301,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
         if (static_cast<int>(seed_keys.size()) < opt->history) seed_keys.push_back(t.config_key);
       }
     }
-    std::vector<Config> seeds;
-    for (const std::string& key : seed_keys) {
-      Config c;
-      for (const auto& [name, value] : split_assignments(key, "seed config")) c.set(name, std::stoi(value));
-      seeds.push_back(std::move(c));
-    }
-    auto strategy = search::make_strategy(strategy_name, recorded.space(), seed, seeds);
+    auto strategy = search::make_strategy(strategy_name, recorded.space(), seed, configs_from_keys(seed_keys));
     if (run_id == 0) {
       evidence::RunInfo info;
       info.family = "replay";

@@ -11,30 +11,45 @@
 #include "cli/cli_common.h"
 #include "evidence/trial_json.h"
 #include "runtime/errors.h"
+#include "search/attention_evaluator.h"
 #include "search/coordinator.h"
+#include "templates/attention/problem.h"
 
 namespace evotune::cli {
 
-void add_worker_command(CLI::App& app, const GlobalOptions&) {
+void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
   auto* cmd = app.add_subcommand("worker", "Evaluate configs sent by a search on stdin (started by evotune search)");
   struct Options {
     int device = 0;
-    std::string replay;
+    std::string replay, problem;
     int abort_at = 0, hang_at = 0;
+    int repetitions = 30;
   };
   auto opt = std::make_shared<Options>();
   cmd->add_option("--device", opt->device, "GPU ordinal")->check(CLI::NonNegativeNumber);
   cmd->add_option("--replay", opt->replay, "answer from a recorded space (T4 file)")->check(CLI::ExistingFile);
+  cmd->add_option("--problem", opt->problem, "evaluate attention configs for this problem on the GPU");
+  cmd->add_option("--reps", opt->repetitions, "timed repetitions per config")->check(CLI::Range(3, 100000));
   // Test only: abort (SIGABRT), or hang forever, on the Nth request, so the coordinator's crash and
   // timeout handling can be tested without a faulty kernel.
   cmd->add_option("--test-abort-at", opt->abort_at)->group("");
   cmd->add_option("--test-hang-at", opt->hang_at)->group("");
-  cmd->callback([opt] {
-    if (opt->replay.empty()) {
-      throw UsageError("worker: GPU evaluation of attention configs is not implemented yet; use --replay");
+  cmd->callback([opt, &globals] {
+    if (opt->replay.empty() == opt->problem.empty()) throw UsageError("worker: give exactly one of --replay and --problem");
+    std::unique_ptr<search::T4Space> recorded;
+    std::unique_ptr<CompilerStack> stack;
+    std::unique_ptr<search::Evaluator> evaluator;
+    search::AttentionEvaluator* gpu = nullptr;
+    if (!opt->replay.empty()) {
+      recorded = std::make_unique<search::T4Space>(search::T4Space::load(opt->replay));
+      evaluator = std::make_unique<search::ReplayEvaluator>(*recorded);
+    } else {
+      stack = std::make_unique<CompilerStack>(globals);
+      auto attention = std::make_unique<search::AttentionEvaluator>(attention::Problem::parse(opt->problem), opt->device,
+                                                                    stack->compiler(), opt->repetitions);
+      gpu = attention.get();
+      evaluator = std::move(attention);
     }
-    search::T4Space recorded = search::T4Space::load(opt->replay);
-    search::ReplayEvaluator evaluator(recorded);
     int request = 0;
     for (std::string line; std::getline(std::cin, line);) {
       ++request;
@@ -46,7 +61,10 @@ void add_worker_command(CLI::App& app, const GlobalOptions&) {
       for (const auto& [name, value] : split_assignments(nlohmann::json::parse(line).at("config").get<std::string>(), "config")) {
         config.set(name, std::stoi(value));
       }
-      std::cout << nlohmann::json{{"trial", evidence::to_json(evaluator.evaluate(config))}}.dump() << std::endl;
+      evidence::TrialRecord trial = evaluator->evaluate(config);
+      const bool restart = gpu != nullptr && gpu->needs_restart();
+      std::cout << nlohmann::json{{"trial", evidence::to_json(trial)}, {"restart", restart}}.dump() << std::endl;
+      if (restart) return;  // the pool starts a fresh worker
     }
   });
 }

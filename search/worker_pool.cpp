@@ -169,7 +169,13 @@ std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<
         std::string line = w.buffer.substr(0, newline);
         w.buffer.erase(0, newline + 1);
         try {
-          results[f.index] = evidence::trial_from_json(nlohmann::json::parse(line).at("trial"));
+          nlohmann::json reply = nlohmann::json::parse(line);
+          results[f.index] = evidence::trial_from_json(reply.at("trial"));
+          if (reply.value("restart", false)) {  // its CUDA context may be poisoned: replace it now
+            stop(w, false);
+            start(w);
+            ++restarts_;
+          }
         } catch (const std::exception& e) {
           results[f.index] = failed(w, "crash", std::string("unreadable reply from the worker: ") + e.what());
         }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "evidence/store.h"
+#include "runtime/cuda_driver.h"
 #include "tests/test_support.h"
 
 using namespace evotune::evidence;
@@ -248,8 +249,12 @@ TEST(CompileOnly, RecordsEveryConfigWithItsResources) {
     }
   }
   EXPECT_EQ(store.runs()[0].strategy, "compile-only");
-  // Without --compile-only a GPU search is refused plainly (not implemented yet), as a usage error.
-  EXPECT_EQ(run_cli("search --problem b=1,hq=8,sq=512,d=64 --db " + db), 2);
+  // Without --compile-only the search needs a GPU: on a machine without one, exit 3 and no database.
+  if (!evotune::runtime::driver_available()) {
+    const std::string none = (dir.path() / "none.db").string();
+    EXPECT_EQ(run_cli("search --problem b=1,hq=8,sq=512,d=64 --db " + none), 3);
+    EXPECT_FALSE(std::filesystem::exists(none));
+  }
 }
 
 // Historical solutions: a new evo search on a problem already searched starts from the earlier best.
@@ -269,4 +274,28 @@ TEST(History, EvoStartsFromTheBestOfEarlierRuns) {
   auto info = store.run_info(2);
   ASSERT_TRUE(info);
   EXPECT_NE(info->options_json.find(best_of_first.config_key), std::string::npos);
+}
+
+// GPU: a small search of attention configs in a worker process records real, checked, timed trials.
+TEST(GpuSearch, SmallAttentionSearchRecordsCheckedTimedTrials) {
+  EVOTUNE_REQUIRE_GPU();
+  evotune::testing::TempDir dir;
+  const std::string db = (dir.path() / "g.db").string();
+  ASSERT_EQ(run_cli("--cache-dir " + (dir.path() / "cache").string() +
+                    " search --problem b=1,hq=4,sq=256,d=64,causal=1 --budget 8 --seed 3 --db " + db),
+            0);
+  Store store(db, Store::Mode::read_only);
+  auto trials = store.trials(1);
+  ASSERT_EQ(trials.size(), 8u);
+  int ok = 0;
+  for (const auto& t : trials) {
+    if (t.status != "ok") continue;
+    ++ok;
+    EXPECT_GT(*t.median_us, 0.0);
+    EXPECT_GT(*t.tflops, 0.0);
+    EXPECT_FALSE(t.samples_us.empty());
+    EXPECT_TRUE(t.max_abs_error.has_value());
+  }
+  EXPECT_GT(ok, 0) << "at least one sampled config should run";
+  EXPECT_EQ(store.runs()[0].family, "attention");
 }

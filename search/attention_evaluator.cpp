@@ -1,0 +1,82 @@
+#include "search/attention_evaluator.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+namespace evotune::search {
+
+AttentionEvaluator::AttentionEvaluator(const attention::Problem& problem, int device, runtime::Compiler& compiler,
+                                       int repetitions)
+    : problem_(problem),
+      props_(runtime::query_device(device)),
+      context_(device),
+      target_(runtime::Target::parse(props_.native_target())),
+      compiler_(compiler),
+      workspace_(problem, compiler, target_, 1, stream_),
+      timer_(static_cast<std::size_t>(props_.l2_bytes) * 2) {
+  timing_.repetitions = repetitions;
+}
+
+evidence::TrialRecord AttentionEvaluator::evaluate(const Config& config) {
+  evidence::TrialRecord t;
+  if (auto why = attention::invalid_reason(config, problem_, DeviceLimits::from(props_))) {
+    t.status = "invalid";
+    t.error = *why;
+    return t;
+  }
+  runtime::CompileRequest request = attention::compile_request(config, problem_, target_);
+  runtime::CompileResult compiled;
+  try {
+    compiled = compiler_.compile(request);
+  } catch (const runtime::CompileError& e) {
+    t.status = "compile_error";
+    t.error = e.what();
+    return t;
+  }
+  t.compile_seconds = compiled.compile_seconds;
+  const runtime::ResourceUsage& usage = compiled.resources_of(request.name_expressions[0]);
+  t.resources_json = runtime::to_json(usage).dump();
+  if (auto why = attention::rejected_resources(usage)) {
+    t.status = "invalid";
+    t.error = *why;
+    return t;
+  }
+  try {
+    runtime::Module module(compiled.cubin, attention::format(config));
+    runtime::Kernel kernel = module.kernel(compiled.lowered(request.name_expressions[0]));
+    runtime::LaunchGeometry geometry = attention::launch_geometry(config, problem_);
+    kernel.set_max_dynamic_shared_bytes(static_cast<int>(geometry.dynamic_shared_bytes));
+    AttentionParams params = workspace_.params(true);
+    auto launch = [&](const runtime::Stream& s) {
+      void* args[] = {&params};
+      runtime::launch(kernel, geometry, s, args);
+    };
+    workspace_.poison_outputs(stream_);
+    launch(stream_);
+    harness::AttentionCheck check = workspace_.check(stream_, true);
+    t.max_abs_error = check.max_abs_error;
+    t.rel_l2_error = check.rel_l2_error;
+    if (!check.passed) {
+      t.status = "wrong_result";
+      t.error = check.reason;
+      return t;
+    }
+    harness::TimingSummary timing = timer_.time(launch, stream_, timing_);
+    t.status = "ok";
+    t.median_us = timing.median_us;
+    t.min_us = timing.min_us;
+    t.p10_us = timing.p10_us;
+    t.p90_us = timing.p90_us;
+    t.tflops = problem_.flops() / (timing.median_us * 1e-6) / 1e12;
+    t.gbps = problem_.bytes() / (timing.median_us * 1e-6) / 1e9;
+    t.samples_us = timing.samples_us;
+  } catch (const runtime::CudaError& e) {
+    t.status = "launch_error";
+    t.error = e.what();
+    needs_restart_ = true;  // the context may be poisoned: start over in a fresh process
+  }
+  return t;
+}
+
+}  // namespace evotune::search
