@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
+#include "harness/attention_kernel.h"
 #include "harness/attention_workspace.h"
 #include "harness/cublas_baseline.h"
 #include "harness/timer.h"
@@ -86,19 +87,14 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
   }
   CompilerStack stack(globals);
   CompiledAttention compiled = compile_checked(stack.compiler(), config, problem, target);
-  runtime::Module module(compiled.result.cubin, attention::format(config));
-  runtime::Kernel kernel = module.kernel(compiled.result.lowered(compiled.expression));
-  runtime::LaunchGeometry geometry = attention::launch_geometry(config, problem);
-  kernel.set_max_dynamic_shared_bytes(static_cast<int>(geometry.dynamic_shared_bytes));
+  harness::AttentionKernel kernel(compiled.result, config, problem);
+  const runtime::LaunchGeometry& geometry = kernel.geometry();
 
   runtime::Stream stream;
   if (!opt.json) fmt::print(stderr, "bench: preparing inputs and the fp32 reference for {}\n", problem.to_string());
   harness::AttentionWorkspace workspace(problem, stack.compiler(), target, opt.seed, stream);
   AttentionParams params = workspace.params(true);
-  auto launch_kernel = [&](const runtime::Stream& s) {
-    void* args[] = {&params};
-    runtime::launch(kernel, geometry, s, args);
-  };
+  auto launch_kernel = [&](const runtime::Stream& s) { kernel.launch(params, s); };
 
   workspace.poison_outputs(stream);
   launch_kernel(stream);
@@ -113,28 +109,23 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
   // Second view: clock64 cycles per CTA from the instrumented build of the same config.
   nlohmann::json clock_view;
   std::optional<runtime::CompileResult> clock_result;
-  std::string clock_expression;
   if (opt.timer == "clock64" && check.passed) {
     // The instrumented build keeps clock64 values live, so it can need more registers than the kernel
     // itself; when it spills, the view is unavailable (it would time a different kernel), and nothing
     // else already measured is lost.
     runtime::CompileRequest clock_request = attention::compile_request(config, problem, target, true);
-    clock_expression = clock_request.name_expressions[0];
     clock_result = stack.compiler().compile(clock_request);
-    if (auto why = attention::rejected_resources(clock_result->resources_of(clock_expression))) {
+    if (auto why = attention::rejected_resources(clock_result->resources_of(clock_request.name_expressions[0]))) {
       clock_view = {{"unavailable", "the clock64-instrumented build is rejected: " + *why}};
     }
   }
   if (clock_result && !clock_view.contains("unavailable")) {
-    runtime::Module clock_module(clock_result->cubin, attention::format(config) + " (clock64)");
-    runtime::Kernel clock_kernel = clock_module.kernel(clock_result->lowered(clock_expression));
-    clock_kernel.set_max_dynamic_shared_bytes(static_cast<int>(geometry.dynamic_shared_bytes));
+    harness::AttentionKernel clock_kernel(*clock_result, config, problem);
     std::size_t ctas = std::size_t{geometry.grid[0]} * geometry.grid[1] * geometry.grid[2];
     runtime::DeviceBuffer cycles(ctas * 8, "CTA cycles");
     AttentionParams clock_params = workspace.params(true, cycles.get());
     timer.flush_l2(stream);
-    void* args[] = {&clock_params};
-    runtime::launch(clock_kernel, geometry, stream, args);
+    clock_kernel.launch(clock_params, stream);
     stream.synchronize();
     std::vector<std::uint64_t> per_cta = cycles.download_as<std::uint64_t>(ctas);
     std::vector<double> as_double(per_cta.begin(), per_cta.end());

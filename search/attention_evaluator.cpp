@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/attention_kernel.h"
+
 namespace evotune::search {
 
 AttentionEvaluator::AttentionEvaluator(const attention::Problem& problem, int device, runtime::Compiler& compiler,
@@ -43,15 +45,9 @@ evidence::TrialRecord AttentionEvaluator::evaluate(const Config& config) {
     return t;
   }
   try {
-    runtime::Module module(compiled.cubin, attention::format(config));
-    runtime::Kernel kernel = module.kernel(compiled.lowered(request.name_expressions[0]));
-    runtime::LaunchGeometry geometry = attention::launch_geometry(config, problem_);
-    kernel.set_max_dynamic_shared_bytes(static_cast<int>(geometry.dynamic_shared_bytes));
-    AttentionParams params = workspace_.params(true);
-    auto launch = [&](const runtime::Stream& s) {
-      void* args[] = {&params};
-      runtime::launch(kernel, geometry, s, args);
-    };
+    harness::AttentionKernel kernel(compiled, config, problem_);
+    const AttentionParams params = workspace_.params(true);
+    auto launch = [&](const runtime::Stream& s) { kernel.launch(params, s); };
     workspace_.poison_outputs(stream_);
     launch(stream_);
     harness::AttentionCheck check = workspace_.check(stream_, true);

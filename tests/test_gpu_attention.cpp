@@ -10,6 +10,7 @@
 #include <map>
 
 #include "harness/attention_cpu_reference.h"
+#include "harness/attention_kernel.h"
 #include "harness/attention_workspace.h"
 #include "runtime/compile_pool.h"
 #include "runtime/cubin_cache.h"
@@ -34,16 +35,12 @@ struct GpuFixture {
 };
 
 // Launches a compiled attention kernel on the workspace's tensors, outputs poisoned first.
-void run_kernel(GpuFixture& f, const runtime::CompileResult& compiled, const std::string& expression,
-                const Config& config, harness::AttentionWorkspace& ws) {
-  runtime::Module module(compiled.cubin, attention::format(config));
-  runtime::Kernel kernel = module.kernel(compiled.lowered(expression));
-  runtime::LaunchGeometry g = attention::launch_geometry(config, ws.problem());
-  kernel.set_max_dynamic_shared_bytes(static_cast<int>(g.dynamic_shared_bytes));
-  AttentionParams params = ws.params(true);
-  void* args[] = {&params};
+// `compiled_for` is the problem the kernel was built for (normally the workspace's own).
+void run_kernel(GpuFixture& f, const runtime::CompileResult& compiled, const Config& config,
+                const Problem& compiled_for, harness::AttentionWorkspace& ws) {
+  harness::AttentionKernel kernel(compiled, config, compiled_for);
   ws.poison_outputs(f.stream);
-  runtime::launch(kernel, g, f.stream, args);
+  kernel.launch(ws.params(true), f.stream);
 }
 
 }  // namespace
@@ -130,7 +127,7 @@ TEST(GpuAttention, EveryFeatureMatchesTheReferenceForBothMainloops) {
     EXPECT_EQ(attention::rejected_resources(result.resources_of(expression)), std::nullopt) << c.config;
     auto& ws = workspaces[c.problem];
     if (!ws) ws = std::make_unique<harness::AttentionWorkspace>(p, f.compiler, f.target, 5, f.stream);
-    run_kernel(f, result, expression, config, *ws);
+    run_kernel(f, result, config, p, *ws);
     harness::AttentionCheck check = ws->check(f.stream, true);
     EXPECT_TRUE(check.passed) << c.problem << " | " << c.config << ": " << check.reason;
     EXPECT_GT(check.same_precision_error, 0.0) << "the tolerance must come from a real same-precision error";
@@ -154,7 +151,7 @@ TEST(GpuAttention, TheCheckFailsWhenItShould) {
   Config config = attention::default_config();
   runtime::CompileRequest request = attention::compile_request(config, full, f.target);
   runtime::CompileResult result = f.compiler.compile(request);
-  run_kernel(f, result, request.name_expressions[0], config, ws);
+  run_kernel(f, result, config, full, ws);
   harness::AttentionCheck wrong = ws.check(f.stream, true);
   EXPECT_FALSE(wrong.passed);
   EXPECT_GT(wrong.max_abs_error, 10 * wrong.tolerance);
