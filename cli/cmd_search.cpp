@@ -109,12 +109,50 @@ void run_compile_only(const Options& opt, const GlobalOptions& globals) {
 
 std::vector<Config> configs_from_keys(const std::vector<std::string>& keys) {
   std::vector<Config> out;
-  for (const std::string& key : keys) {
-    Config c;
-    for (const auto& [name, value] : split_assignments(key, "seed config")) c.set(name, std::stoi(value));
-    out.push_back(std::move(c));
-  }
+  for (const std::string& key : keys) out.push_back(Config::from_key(key));
   return out;
+}
+
+// What a resumed run keeps from its start: the same strategy, seed, budget and historical seeds, so the
+// strategy replays exactly; `options` holds the rest (replay file, devices, timeout).
+struct RunSettings {
+  std::string strategy;
+  std::uint64_t seed = 0;
+  int budget = 0;
+  std::vector<std::string> seeds;
+  nlohmann::json options;
+};
+
+RunSettings resumed_settings(const evidence::Store& store, std::int64_t run_id, const std::string& db) {
+  std::optional<evidence::RunInfo> info = store.run_info(run_id);
+  if (!info) throw UsageError(fmt::format("no run {} in {}", run_id, db));
+  RunSettings r;
+  r.strategy = info->strategy;
+  r.seed = info->seed;
+  r.budget = info->budget;
+  r.options = nlohmann::json::parse(info->options_json);
+  r.seeds = r.options.value("seeds", std::vector<std::string>{});
+  return r;
+}
+
+// The coordinator loop with progress on stderr; marks the run finished.
+search::SearchSummary drive_search(evidence::Store& store, std::int64_t run_id, const search::SearchSpace& space,
+                                   search::Strategy& strategy, search::Evaluator& evaluator, int budget, int batch,
+                                   int kill_after) {
+  search::SearchOptions options;
+  options.budget = budget;
+  options.batch = batch;
+  const bool terminal = isatty(fileno(stderr)) != 0;
+  options.on_generation = [terminal](const search::Progress& p) { print_progress(p, terminal); };
+  if (kill_after > 0) options.kill_after = kill_after;
+  search::SearchSummary summary = search::run_search(store, run_id, space, strategy, evaluator, options);
+  if (terminal) fmt::print(stderr, "\n");
+  store.finish_run(run_id, "finished");
+  return summary;
+}
+
+std::string best_text(const search::SearchSummary& s) {
+  return s.best_us ? fmt::format("{:.3f} us ({})", *s.best_us, s.best_config) : std::string("none");
 }
 
 // A search of attention configs on GPUs: one `evotune worker --problem` per device evaluates (compile,
@@ -144,15 +182,13 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   double timeout = opt.trial_timeout;
   std::vector<std::string> seed_keys;
   if (run_id != 0) {
-    std::optional<evidence::RunInfo> info = store.run_info(run_id);
-    if (!info) throw UsageError(fmt::format("no run {} in {}", run_id, opt.db));
-    nlohmann::json options = nlohmann::json::parse(info->options_json);
-    devices = options.value("devices", devices);
-    timeout = options.value("trial_timeout", timeout);
-    seed_keys = options.value("seeds", std::vector<std::string>{});
-    strategy_name = info->strategy;
-    seed = info->seed;
-    budget = info->budget;
+    RunSettings resumed = resumed_settings(store, run_id, opt.db);
+    devices = resumed.options.value("devices", devices);
+    timeout = resumed.options.value("trial_timeout", timeout);
+    seed_keys = resumed.seeds;
+    strategy_name = resumed.strategy;
+    seed = resumed.seed;
+    budget = resumed.budget;
   }
   std::vector<int> ordinals;
   std::stringstream list(devices);
@@ -197,18 +233,10 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
     commands.push_back(std::move(c));
   }
   search::WorkerPool pool(std::move(commands), std::chrono::milliseconds(static_cast<long long>(timeout * 1000)));
-  search::SearchOptions options;
-  options.budget = budget;
-  options.batch = std::max<int>(static_cast<int>(ordinals.size()), 8);
-  const bool terminal = isatty(fileno(stderr)) != 0;
-  options.on_generation = [terminal](const search::Progress& p) { print_progress(p, terminal); };
-  if (opt.kill_after > 0) options.kill_after = opt.kill_after;
-  search::SearchSummary s = search::run_search(store, run_id, space, *strategy, pool, options);
-  if (terminal) fmt::print(stderr, "\n");
-  store.finish_run(run_id, "finished");
-  fmt::print("run {}: {} trials ({} new), {} valid, best {} ({}); workers restarted {} times\n", run_id, s.evaluated,
-             s.newly_evaluated, s.valid, s.best_us ? fmt::format("{:.2f} us", *s.best_us) : std::string("none"),
-             s.best_config, pool.restarts());
+  search::SearchSummary s = drive_search(store, run_id, space, *strategy, pool, budget,
+                                         std::max<int>(static_cast<int>(ordinals.size()), 8), opt.kill_after);
+  fmt::print("run {}: {} trials ({} new), {} valid, best {}; workers restarted {} times\n", run_id, s.evaluated,
+             s.newly_evaluated, s.valid, best_text(s), pool.restarts());
 }
 
 void add_search_command(CLI::App& app, const GlobalOptions& globals) {
@@ -278,25 +306,20 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
     std::string strategy_name = opt->strategy;
     std::uint64_t seed = opt->seed;
     int budget = opt->budget;
-    if (run_id != 0) {
-      std::optional<evidence::RunInfo> info = store.run_info(run_id);
-      if (!info) throw UsageError(fmt::format("no run {} in {}", run_id, opt->db));
-      nlohmann::json options = nlohmann::json::parse(info->options_json);
-      if (replay.empty()) replay = options.value("replay", "");
-      strategy_name = info->strategy;
-      seed = info->seed;
-      budget = info->budget;
-    }
-    if (replay.empty()) {
-      throw UsageError("give --replay FILE: GPU searches of attention configs are not implemented yet");
-    }
-    search::T4Space recorded = search::T4Space::load(replay);
     // Historical solutions: chosen when a run starts and stored with it, so that a resume replays the
     // strategy from exactly the same seeds.
     std::vector<std::string> seed_keys;
     if (run_id != 0) {
-      seed_keys = nlohmann::json::parse(store.run_info(run_id)->options_json).value("seeds", std::vector<std::string>{});
-    } else if (strategy_name == "evo") {
+      RunSettings resumed = resumed_settings(store, run_id, opt->db);
+      if (replay.empty()) replay = resumed.options.value("replay", "");
+      strategy_name = resumed.strategy;
+      seed = resumed.seed;
+      budget = resumed.budget;
+      seed_keys = resumed.seeds;
+    }
+    if (replay.empty()) throw UsageError("give --problem P (a GPU search) or --replay FILE (a recorded space)");
+    search::T4Space recorded = search::T4Space::load(replay);
+    if (run_id == 0 && strategy_name == "evo") {
       for (const evidence::TrialRecord& t : store.best_per_run("replay", recorded.name())) {
         if (static_cast<int>(seed_keys.size()) < opt->history) seed_keys.push_back(t.config_key);
       }
@@ -333,16 +356,10 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
       evaluator = std::make_unique<search::WorkerPool>(
           std::move(commands), std::chrono::milliseconds(static_cast<long long>(opt->trial_timeout * 1000)));
     }
-    search::SearchOptions options;
-    options.budget = budget;
-    const bool terminal = isatty(fileno(stderr)) != 0;
-    options.on_generation = [terminal](const search::Progress& p) { print_progress(p, terminal); };
-    if (opt->kill_after > 0) options.kill_after = opt->kill_after;
-    search::SearchSummary s = search::run_search(store, run_id, recorded.space(), *strategy, *evaluator, options);
-    if (terminal) fmt::print(stderr, "\n");
-    store.finish_run(run_id, "finished");
-    fmt::print("run {}: {} trials ({} new), {} valid, best {} ({})\n", run_id, s.evaluated, s.newly_evaluated, s.valid,
-               s.best_us ? fmt::format("{:.3f} us", *s.best_us) : std::string("none"), s.best_config);
+    search::SearchSummary s = drive_search(store, run_id, recorded.space(), *strategy, *evaluator, budget,
+                                           search::SearchOptions{}.batch, opt->kill_after);
+    fmt::print("run {}: {} trials ({} new), {} valid, best {}\n", run_id, s.evaluated, s.newly_evaluated, s.valid,
+               best_text(s));
   });
 }
 

@@ -57,10 +57,7 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
       if (request == opt->hang_at) {
         for (;;) pause();
       }
-      Config config;
-      for (const auto& [name, value] : split_assignments(nlohmann::json::parse(line).at("config").get<std::string>(), "config")) {
-        config.set(name, std::stoi(value));
-      }
+      Config config = Config::from_key(nlohmann::json::parse(line).at("config").get<std::string>());
       evidence::TrialRecord trial = evaluator->evaluate(config);
       const bool restart = gpu != nullptr && gpu->needs_restart();
       std::cout << nlohmann::json{{"trial", evidence::to_json(trial)}, {"restart", restart}}.dump() << std::endl;

@@ -66,6 +66,19 @@ std::string Config::key() const {
   return out;
 }
 
+Config Config::from_key(std::string_view key) {
+  Config c;
+  for (const auto& [name, value] : split_assignments(key, "config key")) {
+    int parsed = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+    if (ec != std::errc() || end != value.data() + value.size()) {
+      throw UsageError(fmt::format("bad config key item {}={}: expected an integer", name, value));
+    }
+    c.set(name, parsed);
+  }
+  return c;
+}
+
 std::string Config::hash() const { return runtime::sha256_hex(key()).substr(0, 16); }
 
 std::string format_config(const Config& config, const std::vector<Parameter>& parameters) {

@@ -39,6 +39,8 @@ class Config {
 
   // "block_m=128,block_n=64,..." with raw integers, in parameter order: the stable identity.
   std::string key() const;
+  // The inverse of key(); throws UsageError for a malformed key.
+  static Config from_key(std::string_view key);
   // First 16 hex digits of SHA-256(key()).
   std::string hash() const;
   bool operator==(const Config&) const = default;

@@ -67,6 +67,8 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
             "mma=scalar,block_m=64,block_n=128,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8,q_frags=smem,"
             "min_ctas=1,overlap=off,qk_split=1");
   EXPECT_EQ(parse_config(format(c)), c);
+  EXPECT_EQ(Config::from_key(c.key()), c);
+  EXPECT_THROW(Config::from_key("block_m=big"), UsageError);
   EXPECT_EQ(c.hash().size(), 16u);
   EXPECT_NE(c.hash(), default_config().hash());
 }
