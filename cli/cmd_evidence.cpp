@@ -5,6 +5,7 @@
 
 #include "cli/cli_common.h"
 #include "evidence/store.h"
+#include "evidence/trial_json.h"
 #include "runtime/errors.h"
 
 namespace evotune::cli {
@@ -85,9 +86,26 @@ void add_evidence_commands(CLI::App& app, const GlobalOptions&) {
   top->add_option("--db", top_opt->db, "evidence database");
   top->add_option("--run", top_opt->run, "run id (default: the latest)");
   top->add_option("-n", top_opt->k, "how many")->check(CLI::Range(1, 100000));
+  top->add_option("--format", top_opt->format, "table or json (every recorded field but the raw samples)")
+      ->check(CLI::IsMember({"table", "json"}));
   top->callback([top_opt] {
     evidence::Store store(top_opt->db, evidence::Store::Mode::read_only);
     std::int64_t run = pick_run(store, top_opt->run, top_opt->db);
+    if (top_opt->format == "json") {
+      nlohmann::json out = nlohmann::json::array();
+      for (evidence::TrialRecord t : store.top(run, top_opt->k)) {
+        nlohmann::json row = evidence::to_json(t);
+        row.erase("samples_us");
+        row["run_id"] = run;
+        row["seq"] = t.seq;
+        row["generation"] = t.generation;
+        row["config_key"] = t.config_key;
+        row["config"] = t.config;
+        out.push_back(row);
+      }
+      fmt::print("{}\n", out.dump(2));
+      return;
+    }
     fmt::print("run {}\n{:>4}  {:>5}  {:>4}  {:>12}  {:>9}  {}\n", run, "rank", "trial", "gen", "median us", "TFLOP/s",
                "config");
     int rank = 0;

@@ -1,10 +1,13 @@
-// evotune search: run a search and record every trial in the evidence database.
-// Today the evaluator is a recorded space (--replay FILE.t4): the whole loop (strategy, coordinator,
-// store, resume) runs without a GPU. Searching attention configs on a GPU is the next step (issue 4).
+// evotune search: run a search and record every trial in the evidence database. Three modes:
+//   --problem P             attention configs on GPUs, evaluated in `evotune worker` processes;
+//   --problem P --compile-only   no GPU: compile what a search would consider into the cubin cache;
+//   --replay FILE.t4        a recorded space (Kernel Tuner T4): the whole loop without a GPU.
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <optional>
 #include <future>
 #include <filesystem>
 #include <sstream>
@@ -15,6 +18,7 @@
 #include "runtime/errors.h"
 #include "search/coordinator.h"
 #include "search/worker_pool.h"
+#include "search/compile_ahead.h"
 #include "search/attention_space.h"
 #include "runtime/device_properties.h"
 #include "runtime/compile_pool.h"
@@ -233,10 +237,31 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
     commands.push_back(std::move(c));
   }
   search::WorkerPool pool(std::move(commands), std::chrono::milliseconds(static_cast<long long>(timeout * 1000)));
+  // Compile-ahead into the cache the workers read; pointless (and so off) without a cache.
+  std::optional<CompilerStack> stack;
+  std::optional<search::CompileAhead> ahead;
+  if (!globals.no_cache) {
+    stack.emplace(globals);
+    const runtime::Target target = runtime::Target::parse(props.native_target());
+    const DeviceLimits limits = DeviceLimits::from(props);
+    ahead.emplace(stack->compiler(), opt.threads,
+                  [problem, target, limits](const Config& c) -> std::optional<runtime::CompileRequest> {
+                    if (attention::invalid_reason(c, problem, limits)) return std::nullopt;
+                    return attention::compile_request(c, problem, target);
+                  });
+    pool.set_compile_ahead(&*ahead);
+  }
+  const auto start = std::chrono::steady_clock::now();
   search::SearchSummary s = drive_search(store, run_id, space, *strategy, pool, budget,
                                          std::max<int>(static_cast<int>(ordinals.size()), 8), opt.kill_after);
-  fmt::print("run {}: {} trials ({} new), {} valid, best {}; workers restarted {} times\n", run_id, s.evaluated,
-             s.newly_evaluated, s.valid, best_text(s), pool.restarts());
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("run {}: {} trials ({} new) in {:.1f} s, {} valid, best {}; workers restarted {} times\n", run_id,
+             s.evaluated, s.newly_evaluated, wall, s.valid, best_text(s), pool.restarts());
+  if (ahead) {
+    fmt::print("compile-ahead: {} configs compiled on {} threads while the GPU worked; workers waited {:.1f} s for "
+               "compiles\n",
+               ahead->stats().submitted, ahead->threads(), ahead->stats().waited_seconds);
+  }
 }
 
 void add_search_command(CLI::App& app, const GlobalOptions& globals) {

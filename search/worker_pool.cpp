@@ -41,6 +41,12 @@ WorkerPool::~WorkerPool() {
 }
 
 void WorkerPool::start(Worker& w) {
+  // argv is built before fork: the coordinator has compile threads, and a child of a multithreaded
+  // process may only make async-signal-safe calls (no malloc) until execv.
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(w.command.executable.c_str()));
+  for (std::string& a : w.command.args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   int to_child[2], from_child[2];
   if (pipe(to_child) != 0 || pipe(from_child) != 0) throw std::runtime_error("cannot create worker pipes");
   pid_t pid = fork();
@@ -52,11 +58,7 @@ void WorkerPool::start(Worker& w) {
     close(to_child[1]);
     close(from_child[0]);
     close(from_child[1]);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(w.command.executable.c_str()));
-    for (std::string& a : w.command.args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(w.command.executable.c_str(), argv.data());
+    execv(argv[0], argv.data());
     _exit(127);
   }
   close(to_child[0]);
@@ -111,6 +113,7 @@ evidence::TrialRecord WorkerPool::evaluate(const Config& config) { return evalua
 
 std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<Config>& configs) {
   std::vector<evidence::TrialRecord> results(configs.size());
+  if (ahead_ != nullptr) ahead_->submit(configs);
   // Waves of one config per worker; each wave waits for all its workers (or their timeouts).
   for (std::size_t base = 0; base < configs.size(); base += workers_.size()) {
     struct InFlight {
@@ -121,6 +124,7 @@ std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<
     std::vector<InFlight> flight;
     for (std::size_t k = 0; k < workers_.size() && base + k < configs.size(); ++k) {
       evidence::TrialRecord failure;
+      if (ahead_ != nullptr) ahead_->wait(configs[base + k]);
       if (send(workers_[k], configs[base + k], failure)) {
         flight.push_back({k, base + k, std::chrono::steady_clock::now() + timeout_});
       } else {

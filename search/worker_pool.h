@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "search/compile_ahead.h"
 #include "search/coordinator.h"
 
 namespace evotune::search {
@@ -31,6 +32,10 @@ class WorkerPool : public Evaluator {
   evidence::TrialRecord evaluate(const Config& config) override;
   std::vector<evidence::TrialRecord> evaluate_batch(const std::vector<Config>& configs) override;
 
+  // Optional: compile each batch ahead on the coordinator's thread pool; a config is sent to a worker once
+  // its compile has finished, so the worker's compile is a cache hit. Not owned; outlives the pool's use.
+  void set_compile_ahead(CompileAhead* ahead) { ahead_ = ahead; }
+
   int restarts() const { return restarts_; }
   std::size_t size() const { return workers_.size(); }
 
@@ -50,6 +55,7 @@ class WorkerPool : public Evaluator {
   std::vector<Worker> workers_;
   std::chrono::milliseconds timeout_;
   int restarts_ = 0;
+  CompileAhead* ahead_ = nullptr;
 };
 
 }  // namespace evotune::search
