@@ -124,6 +124,7 @@ struct RunSettings {
   std::uint64_t seed = 0;
   int budget = 0;
   std::vector<std::string> seeds;
+  std::string evo;  // evo options as given, e.g. "offspring=12"
   nlohmann::json options;
 };
 
@@ -136,6 +137,7 @@ RunSettings resumed_settings(const evidence::Store& store, std::int64_t run_id, 
   r.budget = info->budget;
   r.options = nlohmann::json::parse(info->options_json);
   r.seeds = r.options.value("seeds", std::vector<std::string>{});
+  r.evo = r.options.value("evo", "");
   return r;
 }
 
@@ -184,9 +186,11 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   std::uint64_t seed = opt.seed;
   int budget = opt.budget;
   double timeout = opt.trial_timeout;
+  std::string evo = opt.evo;
   std::vector<std::string> seed_keys;
   if (run_id != 0) {
     RunSettings resumed = resumed_settings(store, run_id, opt.db);
+    evo = resumed.evo;
     devices = resumed.options.value("devices", devices);
     timeout = resumed.options.value("trial_timeout", timeout);
     seed_keys = resumed.seeds;
@@ -204,7 +208,8 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
       if (static_cast<int>(seed_keys.size()) < opt.history) seed_keys.push_back(t.config_key);
     }
   }
-  auto strategy = search::make_strategy(strategy_name, space, seed, configs_from_keys(seed_keys));
+  auto strategy = search::make_strategy(strategy_name, space, seed, configs_from_keys(seed_keys),
+                                        search::parse_evo_options(evo));
   if (run_id == 0) {
     evidence::RunInfo info;
     info.family = "attention";
@@ -218,7 +223,7 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
     info.versions = fmt::format("evotune {} NVRTC {} driver {}", EVOTUNE_VERSION, runtime::nvrtc_version(),
                                 runtime::format_cuda_version(props.driver_version));
     info.options_json =
-        nlohmann::json{{"devices", devices}, {"trial_timeout", timeout}, {"seeds", seed_keys}}.dump();
+        nlohmann::json{{"devices", devices}, {"trial_timeout", timeout}, {"seeds", seed_keys}, {"evo", evo}}.dump();
     run_id = store.create_run(info);
     fmt::print(stderr, "search: run {} in {} ({} on {} with {} worker(s), budget {}, seed {}, {} historical seeds)\n",
                run_id, opt.db, strategy_name, props.name, ordinals.size(), budget, seed, seed_keys.size());
@@ -253,7 +258,8 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   }
   const auto start = std::chrono::steady_clock::now();
   search::SearchSummary s = drive_search(store, run_id, space, *strategy, pool, budget,
-                                         std::max<int>(static_cast<int>(ordinals.size()), 8), opt.kill_after);
+                                         std::max<int>(static_cast<int>(ordinals.size()), search::SearchOptions{}.batch),
+                                         opt.kill_after);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print("run {}: {} trials ({} new) in {:.1f} s, {} valid, best {}; workers restarted {} times\n", run_id,
              s.evaluated, s.newly_evaluated, wall, s.valid, best_text(s), pool.restarts());
@@ -277,6 +283,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
     int worker_abort_at = 0, worker_hang_at = 0;
     int history = 3;
     std::string problem, target = "sm_90a";
+    std::string evo;
     bool compile_only = false;
     unsigned threads = 0;
   };
@@ -289,6 +296,8 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--target", opt->target, "compile target for --compile-only, e.g. sm_90a, sm_80");
   cmd->add_option("--threads", opt->threads, "compile threads (0: one per hardware thread)");
   cmd->add_option("--strategy", opt->strategy, "evo, random or exhaustive");
+  cmd->add_option("--evo", opt->evo,
+                  "evo options over the defaults, e.g. offspring=12 (see README: choosing the evo defaults)");
   cmd->add_option("--budget", opt->budget, "trials (invalid ones count)")->check(CLI::Range(1, 10000000));
   cmd->add_option("--seed", opt->seed, "strategy seed");
   cmd->add_option("--db", opt->db, "evidence database (SQLite)");
@@ -331,6 +340,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
     std::string strategy_name = opt->strategy;
     std::uint64_t seed = opt->seed;
     int budget = opt->budget;
+    std::string evo = opt->evo;
     // Historical solutions: chosen when a run starts and stored with it, so that a resume replays the
     // strategy from exactly the same seeds.
     std::vector<std::string> seed_keys;
@@ -341,6 +351,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
       seed = resumed.seed;
       budget = resumed.budget;
       seed_keys = resumed.seeds;
+      evo = resumed.evo;
     }
     if (replay.empty()) throw UsageError("give --problem P (a GPU search) or --replay FILE (a recorded space)");
     search::T4Space recorded = search::T4Space::load(replay);
@@ -349,7 +360,8 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
         if (static_cast<int>(seed_keys.size()) < opt->history) seed_keys.push_back(t.config_key);
       }
     }
-    auto strategy = search::make_strategy(strategy_name, recorded.space(), seed, configs_from_keys(seed_keys));
+    auto strategy = search::make_strategy(strategy_name, recorded.space(), seed, configs_from_keys(seed_keys),
+                                          search::parse_evo_options(evo));
     if (run_id == 0) {
       evidence::RunInfo info;
       info.family = "replay";
@@ -360,7 +372,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
       info.budget = budget;
       info.device = "replay";
       info.versions = "evotune " EVOTUNE_VERSION;
-      info.options_json = nlohmann::json{{"replay", replay}, {"seeds", seed_keys}}.dump();
+      info.options_json = nlohmann::json{{"replay", replay}, {"seeds", seed_keys}, {"evo", evo}}.dump();
       run_id = store.create_run(info);
       fmt::print(stderr, "search: run {} in {} ({} on {}, budget {}, seed {}, {} historical seeds)\n", run_id, opt->db,
                  strategy_name, recorded.name(), budget, seed, seed_keys.size());

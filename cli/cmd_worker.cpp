@@ -57,11 +57,19 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
       if (request == opt->hang_at) {
         for (;;) pause();
       }
-      Config config = Config::from_key(nlohmann::json::parse(line).at("config").get<std::string>());
+      nlohmann::json request = nlohmann::json::parse(line);
+      Config config = Config::from_key(request.at("config").get<std::string>());
+      if (request.contains("best_us")) evaluator->set_best_us(request["best_us"].get<double>());
       evidence::TrialRecord trial = evaluator->evaluate(config);
       const bool restart = gpu != nullptr && gpu->needs_restart();
       std::cout << nlohmann::json{{"trial", evidence::to_json(trial)}, {"restart", restart}}.dump() << std::endl;
-      if (restart) return;  // the pool starts a fresh worker
+      if (restart) break;  // the pool starts a fresh worker
+    }
+    if (gpu != nullptr) {  // on stderr, which the search shares: where this worker's time went
+      const auto& p = gpu->phases();
+      fmt::print(stderr, "worker (device {}): {} trials: compile {:.1f} s (cache hits when compiled ahead), check {:.1f} s, "
+                 "timing {:.1f} s ({} timed in full, {} raced)\n", opt->device, p.trials, p.compile_seconds,
+                 p.check_seconds, p.timing_seconds, p.timed, p.raced);
     }
   });
 }

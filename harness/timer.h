@@ -4,6 +4,7 @@
 // shorter than `batch_below_us` are timed as back-to-back batches so that event resolution and
 // launch gaps do not dominate; a sample is then the batch time divided by the batch size.
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "runtime/cuda_objects.h"
@@ -16,11 +17,19 @@ struct TimingOptions {
   double batch_below_us = 20.0;
   double batch_target_us = 200.0;
   int max_batch = 1000;
+  // Racing, for searches: when set and the first flushed launch takes longer than this, the kernel is
+  // timed with `race_samples` flushed samples only (no warm-up beyond the launch already made); if their
+  // median is still above it, that is the result (TimingSummary::raced). A search needs precise times
+  // near the best, not for a config several times slower; a config that comes in under the line after
+  // all is timed in full.
+  std::optional<double> race_above_us;
+  int race_samples = 3;
 };
 
 struct TimingSummary {
   std::vector<double> samples_us;  // one per repetition, per launch
   int batch = 1;                   // launches per sample
+  bool raced = false;              // stopped after race_samples: slower than TimingOptions::race_above_us
   double median_us = 0, min_us = 0, p10_us = 0, p90_us = 0, mean_us = 0;
 };
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The issue-4 GPU evidence, on the device machine, in one call:
 #   scripts/gpu_search.sh BUILD_DIR OUT_DIR BUDGET PROBLEM...
+# SEARCH_EVO (e.g. offspring=12) passes --evo to the searches; SEARCH_TIME_LIMIT (default 600 s) stops a
+# search that overruns (the run stays resumable; the script then fails).
 # For each problem: `evotune search` on GPU 0 (wall time measured around the whole command, compiles
 # included) into OUT_DIR/search.db, then `evotune log` and `evotune top` of that run, then the winner
 # benched again with `evotune bench` (beside the cuBLAS baseline), and finally PyTorch SDPA's flash and
@@ -26,8 +28,9 @@ for problem in "$@"; do
   problems+=(--problem "$problem")
   echo "== search $i: $problem (budget $budget)"
   start=$(date +%s.%N)
-  "$evotune" search --problem "$problem" --budget "$budget" --devices 0 --db "$db" --seed 1 >"$out/search_$i.txt" 2>&1 ||
-    status=1
+  # The issue's limit: a search must finish within 10 minutes of wall time, compiles included.
+  timeout "${SEARCH_TIME_LIMIT:-600}" "$evotune" search --problem "$problem" --budget "$budget" --devices 0 \
+    --db "$db" --seed 1 ${SEARCH_EVO:+--evo "$SEARCH_EVO"} >"$out/search_$i.txt" 2>&1 || status=1
   end=$(date +%s.%N)
   wall=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }')
   echo "search $i wall time: $wall s (the whole evotune search command: worker start, compiles, checks, timing)" |

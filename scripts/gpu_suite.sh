@@ -5,6 +5,7 @@
 # $OUT, else gpu-results/). With no STEP, all steps run, in this order:
 #   version devices selftest tests compile_bench attention_bench resume search_fp16 search_bf16
 #   tests            the full test suite, GPU tests included
+#   gpu_tests        only the tests that need a GPU (not in the default list: `tests` has them)
 #   attention_bench  the attention table: evotune configs, cuBLAS baseline, PyTorch SDPA (scripts/bench_attention.sh)
 #   resume           a GPU search killed with SIGKILL and resumed (scripts/gpu_resume.sh)
 #   search_fp16      search b4 hq16 s4096 d128 fp16 causal, winner beside SDPA (scripts/gpu_search.sh)
@@ -25,6 +26,9 @@ export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PAT
 export EVOTUNE_CACHE_DIR="${EVOTUNE_CACHE_DIR:-/tmp/evotune-cache}"
 evotune="$build/cli/evotune"
 budget="${SEARCH_BUDGET:-300}"
+# Generation size 12 instead of 6 at this budget: as good on the T4 replays (README, "Choosing the evo
+# defaults") and half the generations, so half the waits for the first compile of a generation.
+export SEARCH_EVO="${SEARCH_EVO-offspring=12}"
 
 declare -A results
 step() {  # step NAME FILE COMMAND...: run, keep output in FILE, remember the exit code
@@ -55,6 +59,7 @@ for s in "${steps[@]}"; do
       # Again, now answered from the cubin cache: the resource report must survive the round trip.
       step selftest_cached selftest_cached.txt "$evotune" selftest --variants 16 ;;
     tests) step tests tests.txt "$build/tests/evotune_tests" --gtest_color=no ;;
+    gpu_tests) step gpu_tests gpu_tests.txt "$build/tests/evotune_tests" --gtest_color=no --gtest_filter='Gpu*' ;;
     compile_bench) step compile_bench compile_bench.txt "$evotune" compile-bench --count 64 --threads 16 ;;
     attention_bench) step attention_bench attention_bench.txt scripts/bench_attention.sh "$build" "$out/attention" ;;
     resume) step resume resume_step.txt scripts/gpu_resume.sh "$build" "$out/resume" ;;
@@ -75,5 +80,7 @@ for name in "${!results[@]}"; do
   printf '  %-16s %s\n' "$name" "$([[ ${results[$name]} -eq 0 ]] && echo ok || echo "FAILED (exit ${results[$name]})")"
   [[ ${results[$name]} -eq 0 ]] || status=1
 done
-[[ -f "$out/tests.txt" ]] && grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.txt" | head -20
+for f in "$out/tests.txt" "$out/gpu_tests.txt"; do
+  [[ -f "$f" ]] && grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$f" | head -20
+done
 exit $status

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include <nlohmann/json.hpp>
 
 #include "harness/attention_kernel.h"
@@ -20,8 +22,15 @@ AttentionEvaluator::AttentionEvaluator(const attention::Problem& problem, int de
   timing_.repetitions = repetitions;
 }
 
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
 evidence::TrialRecord AttentionEvaluator::evaluate(const Config& config) {
   evidence::TrialRecord t;
+  ++phases_.trials;
   if (auto why = attention::invalid_reason(config, problem_, DeviceLimits::from(props_))) {
     t.status = "invalid";
     t.error = *why;
@@ -29,8 +38,10 @@ evidence::TrialRecord AttentionEvaluator::evaluate(const Config& config) {
   }
   runtime::CompileRequest request = attention::compile_request(config, problem_, target_);
   runtime::CompileResult compiled;
+  const auto compile_start = std::chrono::steady_clock::now();
   try {
     compiled = compiler_.compile(request);
+    phases_.compile_seconds += seconds_since(compile_start);
   } catch (const runtime::CompileError& e) {
     t.status = "compile_error";
     t.error = e.what();
@@ -48,9 +59,11 @@ evidence::TrialRecord AttentionEvaluator::evaluate(const Config& config) {
     harness::AttentionKernel kernel(compiled, config, problem_);
     const AttentionParams params = workspace_.params(true);
     auto launch = [&](const runtime::Stream& s) { kernel.launch(params, s); };
+    const auto check_start = std::chrono::steady_clock::now();
     workspace_.poison_outputs(stream_);
     launch(stream_);
     harness::AttentionCheck check = workspace_.check(stream_, true);
+    phases_.check_seconds += seconds_since(check_start);
     t.max_abs_error = check.max_abs_error;
     t.rel_l2_error = check.rel_l2_error;
     if (!check.passed) {
@@ -58,7 +71,12 @@ evidence::TrialRecord AttentionEvaluator::evaluate(const Config& config) {
       t.error = check.reason;
       return t;
     }
-    harness::TimingSummary timing = timer_.time(launch, stream_, timing_);
+    harness::TimingOptions timing_options = timing_;
+    if (best_us_ && *best_us_ >= kRaceMinimumUs) timing_options.race_above_us = kRaceFactor * *best_us_;
+    const auto timing_start = std::chrono::steady_clock::now();
+    harness::TimingSummary timing = timer_.time(launch, stream_, timing_options);
+    phases_.timing_seconds += seconds_since(timing_start);
+    ++(timing.raced ? phases_.raced : phases_.timed);
     t.status = "ok";
     t.median_us = timing.median_us;
     t.min_us = timing.min_us;

@@ -22,7 +22,20 @@ class AttentionEvaluator : public Evaluator {
  public:
   AttentionEvaluator(const attention::Problem& problem, int device, runtime::Compiler& compiler, int repetitions);
   evidence::TrialRecord evaluate(const Config& config) override;
+  // Racing: with a best of at least kRaceMinimumUs, a config whose flushed launches take more than
+  // kRaceFactor times the best is timed with 3 samples instead of the full repetitions. Below that
+  // minimum, single unbatched launches are too coarse to rule a config out, and timing is cheap anyway.
+  void set_best_us(std::optional<double> best_us) override { best_us_ = best_us; }
+  static constexpr double kRaceFactor = 2.0;
+  static constexpr double kRaceMinimumUs = 50.0;
   bool needs_restart() const { return needs_restart_; }
+
+  // Where the worker's time went, for its exit summary.
+  struct Phases {
+    int trials = 0, timed = 0, raced = 0;
+    double compile_seconds = 0, check_seconds = 0, timing_seconds = 0;
+  };
+  const Phases& phases() const { return phases_; }
 
  private:
   attention::Problem problem_;
@@ -35,6 +48,8 @@ class AttentionEvaluator : public Evaluator {
   harness::Timer timer_;
   harness::TimingOptions timing_;
   bool needs_restart_ = false;
+  std::optional<double> best_us_;
+  Phases phases_;
 };
 
 }  // namespace evotune::search

@@ -58,6 +58,7 @@ SearchSummary run_search(evidence::Store& store, std::int64_t run_id, const Sear
     for (const Config& config : batch) {
       if (!recorded.count(config.key()) && static_cast<int>(to_evaluate.size()) < room) to_evaluate.push_back(config);
     }
+    evaluator.set_best_us(summary.best_us);
     std::vector<evidence::TrialRecord> fresh = evaluator.evaluate_batch(to_evaluate);
     std::size_t next_fresh = 0;
     std::vector<Observation> observations;

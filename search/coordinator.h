@@ -28,6 +28,9 @@ class Evaluator {
     for (const Config& c : configs) out.push_back(evaluate(c));
     return out;
   }
+  // The best median time of the run so far, before each batch: GPU evaluators race against it (time a
+  // config much slower than the best with a few samples only; see harness::TimingOptions).
+  virtual void set_best_us(std::optional<double> best_us) { (void)best_us; }
 };
 
 // Answers from a recorded T4 space: time in the file's unit (milliseconds in Kernel Tuner's files) is
@@ -51,7 +54,8 @@ struct Progress {
 
 struct SearchOptions {
   int budget = 100;
-  int batch = 16;  // configs asked for at once (strategies may propose fewer)
+  // Configs asked for at once: a cap, large enough that the strategy's own generation size decides.
+  int batch = 64;
   std::function<void(const Progress&)> on_generation;
   // Test only: after this many newly recorded trials, the process kills itself with SIGKILL.
   std::optional<int> kill_after;

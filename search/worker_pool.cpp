@@ -94,7 +94,9 @@ evidence::TrialRecord WorkerPool::failed(Worker& w, const std::string& status, c
 }
 
 bool WorkerPool::send(Worker& w, const Config& config, evidence::TrialRecord& failure) {
-  std::string line = nlohmann::json{{"config", config.key()}}.dump() + "\n";
+  nlohmann::json request = {{"config", config.key()}};
+  if (best_us_) request["best_us"] = *best_us_;
+  std::string line = request.dump() + "\n";
   std::size_t written = 0;
   while (written < line.size()) {
     ssize_t n = write(w.to_child, line.data() + written, line.size() - written);
@@ -175,6 +177,8 @@ std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<
         try {
           nlohmann::json reply = nlohmann::json::parse(line);
           results[f.index] = evidence::trial_from_json(reply.at("trial"));
+          const evidence::TrialRecord& t = results[f.index];
+          if (t.status == "ok" && t.median_us && (!best_us_ || *t.median_us < *best_us_)) best_us_ = t.median_us;
           if (reply.value("restart", false)) {  // its CUDA context may be poisoned: replace it now
             stop(w, false);
             start(w);

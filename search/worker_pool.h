@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ class WorkerPool : public Evaluator {
 
   evidence::TrialRecord evaluate(const Config& config) override;
   std::vector<evidence::TrialRecord> evaluate_batch(const std::vector<Config>& configs) override;
+  void set_best_us(std::optional<double> best_us) override { best_us_ = best_us; }
 
   // Optional: compile each batch ahead on the coordinator's thread pool; a config is sent to a worker once
   // its compile has finished, so the worker's compile is a cache hit. Not owned; outlives the pool's use.
@@ -56,6 +58,7 @@ class WorkerPool : public Evaluator {
   std::chrono::milliseconds timeout_;
   int restarts_ = 0;
   CompileAhead* ahead_ = nullptr;
+  std::optional<double> best_us_;  // sent with each request; lowered by results as they arrive
 };
 
 }  // namespace evotune::search

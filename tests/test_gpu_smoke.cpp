@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "harness/smoke_selftest.h"
+#include "harness/timer.h"
+#include "runtime/cuda_objects.h"
 #include "runtime/device_properties.h"
 #include "tests/test_support.h"
 
@@ -37,4 +39,32 @@ TEST(GpuSmoke, CompileLoadLaunchAndCheckSixteenKernels) {
     EXPECT_EQ(c.driver_registers, c.resources.registers) << c.kernel;
   }
   EXPECT_TRUE(report.passed());
+}
+
+// Racing (harness::TimingOptions::race_above_us), with a 256 MiB memset standing in for a kernel: above
+// the line, three flushed samples and raced; below it, the full warm-up and repetitions.
+TEST(GpuTimer, RacesOnlyWhatIsSlowerThanTheLine) {
+  EVOTUNE_REQUIRE_GPU();
+  evotune::runtime::DeviceContext context(0);
+  evotune::runtime::Stream stream;
+  evotune::runtime::DeviceBuffer work(256u << 20, "work");
+  evotune::harness::Timer timer(std::size_t{100} << 20);
+  auto launch = [&](const evotune::runtime::Stream& s) { work.fill_bytes(0x5A, s); };
+  launch(stream);
+  evotune::harness::TimingOptions options;
+  options.repetitions = 20;
+
+  options.race_above_us = 1.0;  // far below a 256 MiB write
+  auto raced = timer.time(launch, stream, options);
+  EXPECT_TRUE(raced.raced);
+  EXPECT_EQ(raced.samples_us.size(), 3u);
+  EXPECT_GT(raced.median_us, 1.0);
+
+  options.race_above_us = 1e9;  // far above it
+  auto full = timer.time(launch, stream, options);
+  EXPECT_FALSE(full.raced);
+  EXPECT_EQ(full.samples_us.size(), 20u);
+  // Both measure the same work: the raced median is within 2x of the full one.
+  EXPECT_LT(raced.median_us, 2 * full.median_us);
+  EXPECT_GT(raced.median_us, 0.5 * full.median_us);
 }
