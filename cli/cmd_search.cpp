@@ -19,6 +19,7 @@
 #include "search/coordinator.h"
 #include "search/worker_pool.h"
 #include "search/compile_ahead.h"
+#include "search/attention_history.h"
 #include "search/attention_space.h"
 #include "runtime/device_properties.h"
 #include "runtime/compile_pool.h"
@@ -203,9 +204,12 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   for (std::string d; std::getline(list, d, ',');) ordinals.push_back(std::stoi(d));
   runtime::DeviceProperties props = runtime::query_device(ordinals.at(0));  // no device: exit 3
   search::SearchSpace space = search::attention_search_space(problem, DeviceLimits::from(props));
-  if (run_id == 0 && strategy_name == "evo") {
-    for (const evidence::TrialRecord& t : store.best_per_run("attention", problem.to_string())) {
-      if (static_cast<int>(seed_keys.size()) < opt.history) seed_keys.push_back(t.config_key);
+  if (run_id == 0 && strategy_name == "evo" && opt.history > 0) {
+    for (const search::HistoricalSeed& s :
+         search::attention_historical_seeds(store, problem, props.name, space, opt.history)) {
+      fmt::print(stderr, "search: historical seed from run {} ({} on {}, distance {:.1f}): {}\n", s.run_id, s.problem,
+                 s.device, s.distance, s.config.key());
+      seed_keys.push_back(s.config.key());
     }
   }
   auto strategy = search::make_strategy(strategy_name, space, seed, configs_from_keys(seed_keys),
@@ -303,7 +307,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--db", opt->db, "evidence database (SQLite)");
   cmd->add_option("--resume", opt->resume, "continue run N exactly where it stopped");
   cmd->add_option("--history", opt->history,
-                  "seed evo with the best configs of up to N earlier runs of the same problem in the database (0: none)")
+                  "seed evo with the best configs of up to N earlier runs in the database, nearest problem first (0: none)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--devices", opt->devices,
                   "evaluate in `evotune worker` processes, one per listed device, in parallel (e.g. 0,1)");

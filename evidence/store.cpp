@@ -425,6 +425,29 @@ std::vector<TrialRecord> Store::best_per_run(const std::string& family, const st
   return out;
 }
 
+std::vector<Store::RunBest> Store::best_of_each_run(const std::string& family) const {
+  // Trial columns first (read_trial reads them by position), then the run's problem and device.
+  Statement s(db_, fmt::format("SELECT {}, r.id, r.problem, COALESCE(d.name, '') FROM trials t"
+                               " JOIN runs r ON r.id = t.run_id LEFT JOIN devices d ON d.id = r.device_id"
+                               " WHERE r.family = ? AND t.status = 'ok'"
+                               " AND t.median_us = (SELECT MIN(u.median_us) FROM trials u"
+                               "                    WHERE u.run_id = t.run_id AND u.status = 'ok')"
+                               " GROUP BY t.run_id ORDER BY r.id",
+                               kTrialColumns)
+                       .c_str());
+  s.bind(1, family);
+  std::vector<RunBest> out;
+  while (s.step()) {
+    RunBest r;
+    r.best = read_trial(db_, s);
+    r.run_id = s.integer(17);
+    r.problem = s.text(18);
+    r.device = s.text(19);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 std::vector<EvoLogRow> Store::evo_log(std::optional<std::int64_t> run_id) const {
   Statement s(db_,
               "SELECT run_id, generation, evaluated, valid, generation_best_us, best_so_far_us, generation_median_us"

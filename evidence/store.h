@@ -88,6 +88,13 @@ class Store {
   std::vector<EvoLogRow> evo_log(std::optional<std::int64_t> run_id) const;
   // The fastest ok trial of every run of `family` on `problem` (best first), for seeding new searches.
   std::vector<TrialRecord> best_per_run(const std::string& family, const std::string& problem) const;
+  // The fastest ok trial of every run of `family` on any problem, with that run's problem and device.
+  struct RunBest {
+    std::int64_t run_id = 0;
+    std::string problem, device;
+    TrialRecord best;
+  };
+  std::vector<RunBest> best_of_each_run(const std::string& family) const;
   int schema_version() const;
 
  private:

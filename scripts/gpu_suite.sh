@@ -10,6 +10,7 @@
 #   resume           a GPU search killed with SIGKILL and resumed (scripts/gpu_resume.sh)
 #   search_fp16      search b4 hq16 s4096 d128 fp16 causal, winner beside SDPA (scripts/gpu_search.sh)
 #   search_bf16      search b1 hq32 hkv8 s4096 d128 bf16 causal, winner beside SDPA
+#   history          a search seeded from the committed fp16 search's database (not in the default list)
 # SEARCH_BUDGET (default 300) sets the searches' budget. If $OUT is set, OUT_DIR is packed into
 # $OUT/results.tgz after every step, so a call stopped at its time limit still returns what finished.
 # The last lines printed are a summary.
@@ -46,7 +47,7 @@ step() {  # step NAME FILE COMMAND...: run, keep output in FILE, remember the ex
 {
   date -u +"%Y-%m-%dT%H:%M:%SZ"
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv 2>&1
-  git rev-parse HEAD 2>/dev/null || true
+  echo "source: $(tr "\n" " " <"$build/source_commit.txt" 2>/dev/null || echo "unknown (no $build/source_commit.txt)")"
 } >"$out/machine.txt"
 for s in "${steps[@]}"; do
   case "$s" in
@@ -69,6 +70,15 @@ for s in "${steps[@]}"; do
     search_bf16)
       step search_bf16 search_bf16.txt scripts/gpu_search.sh "$build" "$out/search_bf16" "$budget" \
         b=1,hq=32,hkv=8,sq=4096,skv=4096,d=128,causal=1,dtype=bf16 ;;
+    history)
+      # Seeds from a neighbouring problem: a copy of the committed fp16 search database, then a 100-trial
+      # search of b2 (half the batch) that starts from run 1's winner (distance 1).
+      mkdir -p "$out/history"
+      cp evidence/results/h100/issue4-search/search_fp16/search.db "$out/history/history.db"
+      step history history/search.txt "$evotune" search --problem b=2,hq=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16 \
+        --budget 100 ${SEARCH_EVO:+--evo "$SEARCH_EVO"} --devices 0 --db "$out/history/history.db"
+      "$evotune" log --db "$out/history/history.db" --run 2 >"$out/history/log.txt" 2>&1
+      "$evotune" top --db "$out/history/history.db" --run 2 -n 10 >"$out/history/top.txt" 2>&1 ;;
     *) echo "gpu_suite: unknown step '$s'" >&2; exit 2 ;;
   esac
 done

@@ -8,6 +8,10 @@
 #include <sstream>
 
 #include "evidence/store.h"
+#include "runtime/target.h"
+#include "search/attention_history.h"
+#include "search/attention_space.h"
+#include "search/strategy.h"
 #include "runtime/cuda_driver.h"
 #include "tests/test_support.h"
 
@@ -298,4 +302,46 @@ TEST(GpuSearch, SmallAttentionSearchRecordsCheckedTimedTrials) {
   }
   EXPECT_GT(ok, 0) << "at least one sampled config should run";
   EXPECT_EQ(store.runs()[0].family, "attention");
+}
+
+// Historical seeds for an attention search come from every earlier attention run, nearest problem first
+// (same problem and device: distance 0; another size: log2 ratios; another device, head dim, ...:
+// penalties), and only configs valid in the new space.
+TEST(History, AttentionSeedsComeFromTheNearestProblemsFirst) {
+  using evotune::Config;
+  namespace attention = evotune::attention;
+  evotune::testing::TempDir dir;
+  const attention::Problem target = attention::Problem::parse("b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16");
+  const auto space = evotune::search::attention_search_space(
+      target, evotune::DeviceLimits::for_target(evotune::runtime::Target::parse("sm_90a")));
+  std::vector<Config> configs = evotune::search::make_random(space, 11)->propose(5);
+  ASSERT_EQ(configs.size(), 5u);
+  Store store((dir.path() / "h.db").string(), Store::Mode::read_write);
+  auto add_run = [&](const std::string& problem, const std::string& device, const Config& best, double us) {
+    RunInfo info = run_info();
+    info.problem = attention::Problem::parse(problem).to_string();
+    info.device = device;
+    const std::int64_t id = store.create_run(info);
+    store.record_trial(id, trial(0, 0, best.key(), "ok", us));
+    store.record_trial(id, trial(1, 0, configs[4].key(), "ok", us * 3));  // slower: never the run's best
+    return id;
+  };
+  const std::int64_t far = add_run("b=4,hq=16,sq=4096,d=64,causal=1,dtype=fp16", "H100", configs[2], 50);
+  const std::int64_t other_device = add_run("b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16", "A100", configs[1], 60);
+  const std::int64_t shorter = add_run("b=4,hq=16,sq=2048,d=128,causal=1,dtype=fp16", "H100", configs[0], 70);
+  const std::int64_t exact = add_run("b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16", "H100", configs[3], 80);
+  // A run whose best is not a config of this family's space is skipped.
+  add_run("b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16", "H100", Config({{"not_a_tunable", 1}}), 1);
+
+  auto seeds = evotune::search::attention_historical_seeds(store, target, "H100", space, 10);
+  ASSERT_EQ(seeds.size(), 4u);
+  EXPECT_EQ(seeds[0].run_id, exact);
+  EXPECT_EQ(seeds[0].distance, 0.0);
+  EXPECT_EQ(seeds[1].run_id, shorter);
+  EXPECT_DOUBLE_EQ(seeds[1].distance, 2.0);  // sq and skv each half
+  EXPECT_EQ(seeds[2].run_id, other_device);
+  EXPECT_EQ(seeds[3].run_id, far);
+  EXPECT_EQ(seeds[0].config, configs[3]);
+  // Distinct configs only, and never more than asked for.
+  EXPECT_EQ(evotune::search::attention_historical_seeds(store, target, "H100", space, 2).size(), 2u);
 }

@@ -1,0 +1,61 @@
+#include "search/attention_history.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace evotune::search {
+
+double problem_distance(const attention::Problem& a, const attention::Problem& b) {
+  auto log_ratio = [](double x, double y) { return std::abs(std::log2(x / y)); };
+  double d = log_ratio(double(a.b) * a.hq, double(b.b) * b.hq) + log_ratio(a.sq, b.sq) + log_ratio(a.skv, b.skv);
+  if (a.d != b.d) d += 8;  // another head dim changes every tile's register and shared-memory footprint
+  if (a.dtype != b.dtype) d += 2;
+  if (a.causal != b.causal) d += 2;
+  if (a.group() != b.group()) d += 1;
+  return d;
+}
+
+std::vector<HistoricalSeed> attention_historical_seeds(const evidence::Store& store, const attention::Problem& problem,
+                                                       const std::string& device, const SearchSpace& space, int max) {
+  std::vector<HistoricalSeed> candidates;
+  std::vector<double> times;
+  for (const evidence::Store::RunBest& r : store.best_of_each_run("attention")) {
+    attention::Problem earlier;
+    try {
+      earlier = attention::Problem::parse(r.problem);
+    } catch (const std::exception&) {
+      continue;  // a problem this version no longer reads: not a seed
+    }
+    HistoricalSeed s;
+    s.config = Config::from_key(r.best.config_key);
+    s.run_id = r.run_id;
+    s.problem = r.problem;
+    s.device = r.device;
+    s.distance = problem_distance(problem, earlier) + (r.device == device ? 0.0 : 4.0);
+    candidates.push_back(std::move(s));
+    times.push_back(r.best.median_us.value_or(0));
+  }
+  std::vector<std::size_t> order(candidates.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    if (candidates[x].distance != candidates[y].distance) return candidates[x].distance < candidates[y].distance;
+    return times[x] < times[y];
+  });
+  std::vector<HistoricalSeed> out;
+  std::set<std::string> taken;
+  for (std::size_t i : order) {
+    if (static_cast<int>(out.size()) >= max) break;
+    const HistoricalSeed& s = candidates[i];
+    bool valid = false;
+    try {
+      valid = space.valid(s.config);
+    } catch (const std::exception&) {  // a config of another version's tunables
+    }
+    if (!valid || !taken.insert(s.config.key()).second) continue;
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace evotune::search
