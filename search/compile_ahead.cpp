@@ -23,12 +23,19 @@ void CompileAhead::wait(const Config& config) {
   if (it == pending_.end()) return;
   const auto start = std::chrono::steady_clock::now();
   try {
-    it->second.get();  // the result is in the cache now; the CUBIN itself is not needed here
+    // The result is in the cache now; only its compile time is kept.
+    compile_seconds_[it->first] = it->second.get().compile_seconds;
   } catch (const std::exception&) {
     ++stats_.failed;
   }
   stats_.waited_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   pending_.erase(it);
+}
+
+std::optional<double> CompileAhead::compile_seconds(const Config& config) const {
+  auto it = compile_seconds_.find(config.key());
+  if (it == compile_seconds_.end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace evotune::search

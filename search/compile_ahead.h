@@ -38,12 +38,16 @@ class CompileAhead {
     double waited_seconds = 0;   // time the evaluation waited for compiles, summed over wait()
   };
   const Stats& stats() const { return stats_; }
+  // NVRTC time of a config compiled here and waited for (the worker's own compile was then a cache
+  // hit, so this is the compile time its trial should record); nullopt otherwise.
+  std::optional<double> compile_seconds(const Config& config) const;
   unsigned threads() const { return pool_.threads(); }
 
  private:
   runtime::CompilePool pool_;
   RequestFor request_for_;
   std::map<std::string, std::future<runtime::CompileResult>> pending_;  // by config key
+  std::map<std::string, double> compile_seconds_;                       // by config key, once waited for
   Stats stats_;
 };
 

@@ -191,6 +191,12 @@ std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<
       }
     }
   }
+  // A config compiled ahead was a cache hit in the worker: its trial records the real compile time.
+  if (ahead_ != nullptr) {
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      if (auto seconds = ahead_->compile_seconds(configs[i])) results[i].compile_seconds = *seconds;
+    }
+  }
   return results;
 }
 

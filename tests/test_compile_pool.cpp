@@ -92,6 +92,11 @@ TEST(CompileAhead, FillsTheCacheTheWorkersReadAndSkipsOrCountsTheRest) {
     EXPECT_EQ(ahead.stats().submitted, 3);
     EXPECT_EQ(ahead.stats().failed, 1);
     EXPECT_GE(ahead.stats().waited_seconds, 0.0);
+    // The real NVRTC time of what it compiled, for the trial to record; nothing for the rest.
+    ASSERT_TRUE(ahead.compile_seconds(config(256)).has_value());
+    EXPECT_GT(*ahead.compile_seconds(config(256)), 0.0);
+    EXPECT_FALSE(ahead.compile_seconds(config(0)).has_value());
+    EXPECT_FALSE(ahead.compile_seconds(config(1)).has_value());
   }
   EXPECT_EQ(nvrtc.invocations(), 3);
   // What a worker does next: the same requests through a fresh caching compiler are hits.
