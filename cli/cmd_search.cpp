@@ -126,6 +126,7 @@ struct RunSettings {
   int budget = 0;
   std::vector<std::string> seeds;
   std::string evo;  // evo options as given, e.g. "offspring=12"
+  int stop_after_stagnant = 0;
   nlohmann::json options;
 };
 
@@ -139,22 +140,33 @@ RunSettings resumed_settings(const evidence::Store& store, std::int64_t run_id, 
   r.options = nlohmann::json::parse(info->options_json);
   r.seeds = r.options.value("seeds", std::vector<std::string>{});
   r.evo = r.options.value("evo", "");
+  r.stop_after_stagnant = r.options.value("stop_after_stagnant", 0);
   return r;
 }
 
 // The coordinator loop with progress on stderr; marks the run finished.
 search::SearchSummary drive_search(evidence::Store& store, std::int64_t run_id, const search::SearchSpace& space,
                                    search::Strategy& strategy, search::Evaluator& evaluator, int budget, int batch,
-                                   int kill_after) {
+                                   int kill_after, const nlohmann::json& stops) {
   search::SearchOptions options;
   options.budget = budget;
   options.batch = batch;
+  if (stops.value("max_minutes", 0.0) > 0) options.max_seconds = 60 * stops.value("max_minutes", 0.0);
+  options.stop_after_stagnant = stops.value("stop_after_stagnant", 0);
   const bool terminal = isatty(fileno(stderr)) != 0;
   options.on_generation = [terminal](const search::Progress& p) { print_progress(p, terminal); };
   if (kill_after > 0) options.kill_after = kill_after;
   search::SearchSummary summary = search::run_search(store, run_id, space, strategy, evaluator, options);
   if (terminal) fmt::print(stderr, "\n");
-  store.finish_run(run_id, "finished");
+  // A run stopped by the clock has budget left: `interrupted`, to be continued with --resume.
+  store.finish_run(run_id, summary.stop_reason == "time" ? "interrupted" : "finished");
+  if (summary.stop_reason != "budget") {
+    fmt::print(stderr, "search: stopped early ({}) after {} of {} trials\n",
+               summary.stop_reason == "time"         ? "wall-time limit; --resume continues it"
+               : summary.stop_reason == "stagnation" ? "no new best for --stop-after-stagnant generations"
+                                                     : "the strategy has nothing left to propose",
+               summary.evaluated, budget);
+  }
   return summary;
 }
 
@@ -188,10 +200,12 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   int budget = opt.budget;
   double timeout = opt.trial_timeout;
   std::string evo = opt.evo;
+  int stop_after_stagnant = opt.stop_after_stagnant;
   std::vector<std::string> seed_keys;
   if (run_id != 0) {
     RunSettings resumed = resumed_settings(store, run_id, opt.db);
     evo = resumed.evo;
+    stop_after_stagnant = resumed.stop_after_stagnant;
     devices = resumed.options.value("devices", devices);
     timeout = resumed.options.value("trial_timeout", timeout);
     seed_keys = resumed.seeds;
@@ -227,7 +241,9 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
     info.versions = fmt::format("evotune {} NVRTC {} driver {}", EVOTUNE_VERSION, runtime::nvrtc_version(),
                                 runtime::format_cuda_version(props.driver_version));
     info.options_json =
-        nlohmann::json{{"devices", devices}, {"trial_timeout", timeout}, {"seeds", seed_keys}, {"evo", evo}}.dump();
+        nlohmann::json{{"devices", devices}, {"trial_timeout", timeout}, {"seeds", seed_keys}, {"evo", evo},
+                        {"stop_after_stagnant", stop_after_stagnant}}
+            .dump();
     run_id = store.create_run(info);
     fmt::print(stderr, "search: run {} in {} ({} on {} with {} worker(s), budget {}, seed {}, {} historical seeds)\n",
                run_id, opt.db, strategy_name, props.name, ordinals.size(), budget, seed, seed_keys.size());
@@ -263,7 +279,8 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   const auto start = std::chrono::steady_clock::now();
   search::SearchSummary s = drive_search(store, run_id, space, *strategy, pool, budget,
                                          std::max<int>(static_cast<int>(ordinals.size()), search::SearchOptions{}.batch),
-                                         opt.kill_after);
+                                         opt.kill_after,
+                                         nlohmann::json{{"max_minutes", opt.max_minutes}, {"stop_after_stagnant", stop_after_stagnant}});
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print("run {}: {} trials ({} new) in {:.1f} s, {} valid, best {}; workers restarted {} times\n", run_id,
              s.evaluated, s.newly_evaluated, wall, s.valid, best_text(s), pool.restarts());
@@ -288,6 +305,8 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
     int history = 3;
     std::string problem, target = "sm_90a";
     std::string evo;
+    double max_minutes = 0;
+    int stop_after_stagnant = 0;
     bool compile_only = false;
     unsigned threads = 0;
   };
@@ -303,6 +322,12 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--evo", opt->evo,
                   "evo options over the defaults, e.g. offspring=12 (see README: choosing the evo defaults)");
   cmd->add_option("--budget", opt->budget, "trials (invalid ones count)")->check(CLI::Range(1, 10000000));
+  cmd->add_option("--max-minutes", opt->max_minutes,
+                  "also stop after this much wall time in this invocation (the run stays resumable; 0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--stop-after-stagnant", opt->stop_after_stagnant,
+                  "also stop after N generations in a row without a new best (0: never; kept for --resume)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", opt->seed, "strategy seed");
   cmd->add_option("--db", opt->db, "evidence database (SQLite)");
   cmd->add_option("--resume", opt->resume, "continue run N exactly where it stopped");
@@ -345,6 +370,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
     std::uint64_t seed = opt->seed;
     int budget = opt->budget;
     std::string evo = opt->evo;
+    int stop_after_stagnant = opt->stop_after_stagnant;
     // Historical solutions: chosen when a run starts and stored with it, so that a resume replays the
     // strategy from exactly the same seeds.
     std::vector<std::string> seed_keys;
@@ -356,6 +382,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
       budget = resumed.budget;
       seed_keys = resumed.seeds;
       evo = resumed.evo;
+      stop_after_stagnant = resumed.stop_after_stagnant;
     }
     if (replay.empty()) throw UsageError("give --problem P (a GPU search) or --replay FILE (a recorded space)");
     search::T4Space recorded = search::T4Space::load(replay);
@@ -376,7 +403,9 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
       info.budget = budget;
       info.device = "replay";
       info.versions = "evotune " EVOTUNE_VERSION;
-      info.options_json = nlohmann::json{{"replay", replay}, {"seeds", seed_keys}, {"evo", evo}}.dump();
+      info.options_json = nlohmann::json{{"replay", replay}, {"seeds", seed_keys}, {"evo", evo},
+                        {"stop_after_stagnant", stop_after_stagnant}}
+            .dump();
       run_id = store.create_run(info);
       fmt::print(stderr, "search: run {} in {} ({} on {}, budget {}, seed {}, {} historical seeds)\n", run_id, opt->db,
                  strategy_name, recorded.name(), budget, seed, seed_keys.size());
@@ -398,7 +427,8 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
           std::move(commands), std::chrono::milliseconds(static_cast<long long>(opt->trial_timeout * 1000)));
     }
     search::SearchSummary s = drive_search(store, run_id, recorded.space(), *strategy, *evaluator, budget,
-                                           search::SearchOptions{}.batch, opt->kill_after);
+                                           search::SearchOptions{}.batch, opt->kill_after,
+                                           nlohmann::json{{"max_minutes", opt->max_minutes}, {"stop_after_stagnant", stop_after_stagnant}});
     fmt::print("run {}: {} trials ({} new), {} valid, best {}\n", run_id, s.evaluated, s.newly_evaluated, s.valid,
                best_text(s));
   });

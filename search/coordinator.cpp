@@ -47,9 +47,25 @@ SearchSummary run_search(evidence::Store& store, std::int64_t run_id, const Sear
       if (!summary.best_us || *t.median_us < *summary.best_us) summary.best_us = t.median_us, summary.best_config = t.config;
     }
   }
+  // Stagnation is judged on the trials in proposal order, replayed ones included (summary.best_us already
+  // holds every recorded trial's best), so a resumed run stops exactly where an uninterrupted one would.
+  int stagnant = 0;
+  std::optional<double> seen_best;
   while (summary.evaluated < options.budget) {
+    if (options.max_seconds &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= *options.max_seconds) {
+      summary.stop_reason = "time";
+      break;
+    }
+    if (options.stop_after_stagnant > 0 && stagnant >= options.stop_after_stagnant) {
+      summary.stop_reason = "stagnation";
+      break;
+    }
     std::vector<Config> batch = strategy.propose(options.batch);
-    if (batch.empty()) break;
+    if (batch.empty()) {
+      summary.stop_reason = "exhausted";
+      break;
+    }
     const int generation = strategy.generation();
     // Configs finished before an interruption are answered from the database; the rest, up to the
     // budget, are evaluated together (in parallel when the evaluator has several workers).
@@ -92,6 +108,11 @@ SearchSummary run_search(evidence::Store& store, std::int64_t run_id, const Sear
       observations.push_back({config, trial.status == "ok", trial.median_us.value_or(0.0)});
     }
     strategy.observe(observations);
+    bool improved = false;
+    for (const Observation& o : observations) {
+      if (o.valid && (!seen_best || o.time < *seen_best)) seen_best = o.time, improved = true;
+    }
+    stagnant = improved ? 0 : stagnant + 1;
     if (options.on_generation) {
       Progress p;
       p.generation = generation;

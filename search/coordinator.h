@@ -57,6 +57,10 @@ struct SearchOptions {
   // Configs asked for at once: a cap, large enough that the strategy's own generation size decides.
   int batch = 64;
   std::function<void(const Progress&)> on_generation;
+  // Also stop when this much wall time has passed in this invocation (checked between batches; the run
+  // stays resumable), or after this many batches in a row without a new best (0: never).
+  std::optional<double> max_seconds;
+  int stop_after_stagnant = 0;
   // Test only: after this many newly recorded trials, the process kills itself with SIGKILL.
   std::optional<int> kill_after;
 };
@@ -67,6 +71,8 @@ struct SearchSummary {
   int valid = 0;
   std::optional<double> best_us;
   std::string best_config;
+  // budget, time (max_seconds), stagnation (stop_after_stagnant), or exhausted (nothing left to propose)
+  std::string stop_reason = "budget";
 };
 
 SearchSummary run_search(evidence::Store& store, std::int64_t run_id, const SearchSpace& space, Strategy& strategy,

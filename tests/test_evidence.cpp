@@ -203,6 +203,46 @@ TEST(Resume, SearchKilledMidRunResumesExactly) {
   EXPECT_EQ(store.runs()[0].status, "finished");
 }
 
+// Early stops: --stop-after-stagnant ends a run after N batches without a new best (and a run killed and
+// resumed stops at exactly the same trial); --max-minutes leaves it `interrupted` and resumable.
+TEST(Resume, StagnationAndWallTimeStopsAreExactAndResumable) {
+  const std::string t4 = std::string(EVOTUNE_T4_DIR) + "/dedispersion_milo_A100_T4.json.gz";
+  if (!std::filesystem::exists(t4)) GTEST_SKIP() << "shared T4 data not found at " << t4;
+  evotune::testing::TempDir dir;
+  const std::string db = (dir.path() / "s.db").string();
+  const std::string common =
+      "search --replay " + t4 + " --strategy evo --budget 2000 --seed 4 --history 0 --stop-after-stagnant 3 --db " + db;
+  ASSERT_EQ(run_cli(common), 0);  // run 1, uninterrupted
+  std::size_t stopped_at = 0;
+  {
+    Store store(db, Store::Mode::read_only);
+    stopped_at = store.trials(1).size();
+    EXPECT_LT(stopped_at, 2000u) << "stagnation must stop the run before its budget";
+    EXPECT_GT(stopped_at, 14u);
+    EXPECT_EQ(store.runs()[0].status, "finished");
+  }
+  EXPECT_EQ(run_cli(common + " --test-kill-after 15"), 128 + SIGKILL);  // run 2
+  EXPECT_EQ(run_cli("search --resume 2 --db " + db), 0);  // the stagnation setting comes from the run
+  {
+    Store store(db, Store::Mode::read_only);
+    auto straight = store.trials(1), resumed = store.trials(2);
+    ASSERT_EQ(resumed.size(), stopped_at);
+    for (std::size_t i = 0; i < resumed.size(); ++i) EXPECT_EQ(resumed[i].config_key, straight[i].config_key);
+  }
+  // A wall-time limit too small for more than one batch: interrupted, then resumed to the full budget.
+  const std::string timed = "search --replay " + t4 + " --strategy evo --budget 60 --seed 4 --history 0 --db " + db;
+  ASSERT_EQ(run_cli(timed + " --max-minutes 0.000001"), 0);  // run 3
+  {
+    Store store(db, Store::Mode::read_only);
+    EXPECT_EQ(store.runs()[2].status, "interrupted");
+    EXPECT_LT(store.trials(3).size(), 60u);
+  }
+  ASSERT_EQ(run_cli("search --resume 3 --db " + db), 0);
+  Store store(db, Store::Mode::read_only);
+  EXPECT_EQ(store.trials(3).size(), 60u);
+  EXPECT_EQ(store.runs()[2].status, "finished");
+}
+
 // Workers: evaluations in `evotune worker` child processes. A worker that aborts is recorded as a crash
 // and one that hangs as a timeout; each is restarted and the run finishes with its whole budget.
 // Parallel workers give the same run as in-process evaluation.
