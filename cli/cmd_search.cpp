@@ -147,12 +147,12 @@ RunSettings resumed_settings(const evidence::Store& store, std::int64_t run_id, 
 // The coordinator loop with progress on stderr; marks the run finished.
 search::SearchSummary drive_search(evidence::Store& store, std::int64_t run_id, const search::SearchSpace& space,
                                    search::Strategy& strategy, search::Evaluator& evaluator, int budget, int batch,
-                                   int kill_after, const nlohmann::json& stops) {
+                                   int kill_after, double max_minutes, int stop_after_stagnant) {
   search::SearchOptions options;
   options.budget = budget;
   options.batch = batch;
-  if (stops.value("max_minutes", 0.0) > 0) options.max_seconds = 60 * stops.value("max_minutes", 0.0);
-  options.stop_after_stagnant = stops.value("stop_after_stagnant", 0);
+  if (max_minutes > 0) options.max_seconds = 60 * max_minutes;
+  options.stop_after_stagnant = stop_after_stagnant;
   const bool terminal = isatty(fileno(stderr)) != 0;
   options.on_generation = [terminal](const search::Progress& p) { print_progress(p, terminal); };
   if (kill_after > 0) options.kill_after = kill_after;
@@ -222,7 +222,7 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
     for (const search::HistoricalSeed& s :
          search::attention_historical_seeds(store, problem, props.name, space, opt.history)) {
       fmt::print(stderr, "search: historical seed from run {} ({} on {}, distance {:.1f}): {}\n", s.run_id, s.problem,
-                 s.device, s.distance, s.config.key());
+                 s.device, s.distance, format_config(s.config, space.parameters()));
       seed_keys.push_back(s.config.key());
     }
   }
@@ -279,8 +279,7 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   const auto start = std::chrono::steady_clock::now();
   search::SearchSummary s = drive_search(store, run_id, space, *strategy, pool, budget,
                                          std::max<int>(static_cast<int>(ordinals.size()), search::SearchOptions{}.batch),
-                                         opt.kill_after,
-                                         nlohmann::json{{"max_minutes", opt.max_minutes}, {"stop_after_stagnant", stop_after_stagnant}});
+                                         opt.kill_after, opt.max_minutes, stop_after_stagnant);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print("run {}: {} trials ({} new) in {:.1f} s, {} valid, best {}; workers restarted {} times\n", run_id,
              s.evaluated, s.newly_evaluated, wall, s.valid, best_text(s), pool.restarts());
@@ -428,7 +427,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
     }
     search::SearchSummary s = drive_search(store, run_id, recorded.space(), *strategy, *evaluator, budget,
                                            search::SearchOptions{}.batch, opt->kill_after,
-                                           nlohmann::json{{"max_minutes", opt->max_minutes}, {"stop_after_stagnant", stop_after_stagnant}});
+                                           opt->max_minutes, stop_after_stagnant);
     fmt::print("run {}: {} trials ({} new), {} valid, best {}\n", run_id, s.evaluated, s.newly_evaluated, s.valid,
                best_text(s));
   });
