@@ -83,6 +83,23 @@ FROM generations g LEFT JOIN medians m ON m.run_id = g.run_id AND m.generation =
 ORDER BY g.run_id, g.generation;
 )sql";
 
+// Schema 2: reference points measured beside the trials of a run (see BaselineRecord).
+constexpr const char* kBaselinesTable = R"sql(
+CREATE TABLE baselines (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs (id),
+  name TEXT NOT NULL,                -- cublas_unfused, peak_gemm, peak_copy
+  median_us REAL,
+  p10_us REAL,
+  p90_us REAL,
+  tflops REAL,
+  gbps REAL,
+  max_abs_error REAL,
+  detail TEXT NOT NULL DEFAULT '{}', -- JSON
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+)sql";
+
 // A prepared statement that finalizes itself.
 class Statement {
  public:
@@ -213,10 +230,13 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
   if (mode == Mode::read_write) {
     exec("PRAGMA journal_mode = WAL");
     exec("PRAGMA synchronous = NORMAL");  // with WAL: a committed trial survives a process crash
-    if (version == 0) {
+    if (version < kSchemaVersion) {
+      // A new file gets every table; an older one gets what later versions added, in one transaction,
+      // so a failed migration leaves it exactly as it was. Nothing recorded is touched.
       exec("BEGIN IMMEDIATE");
       try {
-        exec(kSchema);
+        if (version == 0) exec(kSchema);
+        if (version < 2) exec(kBaselinesTable);
         exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion).c_str());
         exec("COMMIT");
       } catch (...) {
@@ -306,6 +326,38 @@ void Store::record_trial(std::int64_t run_id, const TrialRecord& t) {
 void Store::finish_run(std::int64_t run_id, const std::string& status) {
   Statement s(db_, "UPDATE runs SET status = ?, finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?");
   s.bind(1, status).bind(2, run_id).step();
+}
+
+void Store::record_baseline(std::int64_t run_id, const BaselineRecord& b) {
+  Statement s(db_,
+              "INSERT INTO baselines (run_id, name, median_us, p10_us, p90_us, tflops, gbps, max_abs_error, detail)"
+              " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  s.bind(1, run_id).bind(2, b.name).bind(3, b.median_us).bind(4, b.p10_us).bind(5, b.p90_us).bind(6, b.tflops);
+  s.bind(7, b.gbps).bind(8, b.max_abs_error).bind(9, b.detail_json.empty() ? std::string("{}") : b.detail_json);
+  s.step();
+}
+
+std::vector<BaselineRecord> Store::baselines(std::int64_t run_id) const {
+  std::vector<BaselineRecord> out;
+  if (schema_version() < 2) return out;  // a version-1 file opened read-only: none were measured
+  Statement s(db_,
+              "SELECT name, median_us, p10_us, p90_us, tflops, gbps, max_abs_error, detail, created_at FROM baselines"
+              " WHERE run_id = ? ORDER BY id");
+  s.bind(1, run_id);
+  while (s.step()) {
+    BaselineRecord b;
+    b.name = s.text(0);
+    b.median_us = s.real(1);
+    b.p10_us = s.real(2);
+    b.p90_us = s.real(3);
+    b.tflops = s.real(4);
+    b.gbps = s.real(5);
+    b.max_abs_error = s.real(6);
+    b.detail_json = s.text(7);
+    b.created_at = s.text(8);
+    out.push_back(std::move(b));
+  }
+  return out;
 }
 
 std::optional<RunInfo> Store::run_info(std::int64_t run_id) const {

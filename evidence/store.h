@@ -16,7 +16,9 @@
 
 namespace evotune::evidence {
 
-constexpr int kSchemaVersion = 1;
+// 1: devices, runs, trials, samples, evo_log. 2: + baselines (a version-1 file is migrated in place when
+// opened for writing; reading one works as is).
+constexpr int kSchemaVersion = 2;
 
 class StoreError : public std::runtime_error {
  public:
@@ -52,6 +54,17 @@ struct TrialRecord {
   std::vector<double> samples_us;
 };
 
+// A reference point measured in the same run as the trials, on the same device and inputs: the unfused
+// cuBLAS attention ("cublas_unfused", with its time and check), and the device's measured peaks
+// ("peak_gemm": tflops of a large GEMM in the problem's dtype; "peak_copy": gbps of a device copy,
+// read + write).
+struct BaselineRecord {
+  std::string name;
+  std::optional<double> median_us, p10_us, p90_us, tflops, gbps, max_abs_error;
+  std::string detail_json;  // anything else (e.g. the check's verdict), JSON
+  std::string created_at;   // filled when read
+};
+
 struct RunRow {
   std::int64_t id = 0;
   std::string created_at, status, family, problem, strategy, device;
@@ -79,6 +92,7 @@ class Store {
   std::int64_t create_run(const RunInfo& info);
   void record_trial(std::int64_t run_id, const TrialRecord& trial);
   void finish_run(std::int64_t run_id, const std::string& status);
+  void record_baseline(std::int64_t run_id, const BaselineRecord& baseline);
 
   std::optional<RunInfo> run_info(std::int64_t run_id) const;
   std::vector<RunRow> runs() const;
@@ -86,6 +100,8 @@ class Store {
   std::vector<TrialRecord> trials(std::int64_t run_id) const;  // in seq order
   std::vector<TrialRecord> top(std::int64_t run_id, int k) const;  // fastest ok trials
   std::vector<EvoLogRow> evo_log(std::optional<std::int64_t> run_id) const;
+  // Every baseline recorded for the run, oldest first (a resumed run may have measured them again).
+  std::vector<BaselineRecord> baselines(std::int64_t run_id) const;
   // The fastest ok trial of every run of `family` on `problem` (best first), for seeding new searches.
   std::vector<TrialRecord> best_per_run(const std::string& family, const std::string& problem) const;
   // The fastest ok trial of every run of `family` on any problem, with that run's problem and device.

@@ -61,6 +61,43 @@ int run_cli(const std::string& args) {
 
 }  // namespace
 
+// A real version-1 database (an H100 search committed as evidence): read as is, migrated in place when
+// opened for writing, with every recorded trial and sample kept.
+TEST(Store, MigratesAVersionOneDatabaseWithoutLosingAnything) {
+  evotune::testing::TempDir dir;
+  auto path = (dir.path() / "v1.db").string();
+  std::filesystem::copy_file(EVOTUNE_SOURCE_DIR "/evidence/results/h100/issue4-search/search_fp16/search.db", path);
+  std::vector<TrialRecord> before;
+  {
+    Store reader(path, Store::Mode::read_only);
+    ASSERT_EQ(reader.schema_version(), 1);
+    EXPECT_TRUE(reader.baselines(1).empty());
+    before = reader.trials(1);
+    ASSERT_EQ(before.size(), 300u);
+  }
+  Store store(path, Store::Mode::read_write);
+  EXPECT_EQ(store.schema_version(), kSchemaVersion);
+  std::vector<TrialRecord> after = store.trials(1);
+  ASSERT_EQ(after.size(), before.size());
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].config_key, before[i].config_key);
+    EXPECT_EQ(after[i].median_us, before[i].median_us);
+    EXPECT_EQ(after[i].samples_us, before[i].samples_us);
+  }
+  BaselineRecord b;
+  b.name = "cublas_unfused";
+  b.median_us = 4000.0;
+  b.tflops = 70.0;
+  b.detail_json = R"({"check":"pass"})";
+  store.record_baseline(1, b);
+  auto stored = store.baselines(1);
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored[0].name, "cublas_unfused");
+  EXPECT_EQ(stored[0].median_us, 4000.0);
+  EXPECT_FALSE(stored[0].gbps.has_value());
+  EXPECT_EQ(stored[0].detail_json, R"({"check":"pass"})");
+}
+
 TEST(Store, CreatesTheSchemaInWalModeAndRoundTripsTrials) {
   evotune::testing::TempDir dir;
   auto path = (dir.path() / "e.db").string();
