@@ -15,6 +15,7 @@
 
 #include "cli/cli_common.h"
 #include "evidence/store.h"
+#include "evidence/trial_json.h"
 #include "runtime/errors.h"
 #include "search/coordinator.h"
 #include "search/worker_pool.h"
@@ -174,6 +175,30 @@ std::string best_text(const search::SearchSummary& s) {
   return s.best_us ? fmt::format("{:.3f} us ({})", *s.best_us, s.best_config) : std::string("none");
 }
 
+// The reference points export and report compare the winner with, measured once per run by the first
+// worker (its device, its inputs) after the search; a resumed run that has them already keeps them.
+void record_baselines(evidence::Store& store, std::int64_t run_id, search::WorkerPool& pool) {
+  if (!store.baselines(run_id).empty()) return;
+  fmt::print(stderr, "search: measuring the baselines (unfused cuBLAS attention, GEMM and copy peaks)\n");
+  std::optional<std::string> reply = pool.ask(0, R"({"baselines": true})");
+  if (!reply) {
+    fmt::print(stderr, "search: the worker failed while measuring the baselines; the run has none\n");
+    return;
+  }
+  // Parsed into a named value: a range-for over parse(...).at(...) would iterate a destroyed temporary.
+  const nlohmann::json parsed = nlohmann::json::parse(*reply);
+  for (const nlohmann::json& b : parsed.at("baselines")) {
+    evidence::BaselineRecord record = evidence::baseline_from_json(b);
+    store.record_baseline(run_id, record);
+    if (record.median_us) {
+      fmt::print(stderr, "search: baseline {}: {:.1f} us ({:.1f} TFLOP/s)\n", record.name, *record.median_us,
+                 record.tflops.value_or(0));
+    } else {
+      fmt::print(stderr, "search: {}: {:.0f}\n", record.name, record.tflops ? *record.tflops : record.gbps.value_or(0));
+    }
+  }
+}
+
 // A search of attention configs on GPUs: one `evotune worker --problem` per device evaluates (compile,
 // check, time); this process only proposes, records and reports.
 template <typename Options>
@@ -281,6 +306,7 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
                                          std::max<int>(static_cast<int>(ordinals.size()), search::SearchOptions{}.batch),
                                          opt.kill_after, opt.max_minutes, stop_after_stagnant);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  record_baselines(store, run_id, pool);
   fmt::print("run {}: {} trials ({} new) in {:.1f} s, {} valid, best {}; workers restarted {} times\n", run_id,
              s.evaluated, s.newly_evaluated, wall, s.valid, best_text(s), pool.restarts());
   if (ahead) {

@@ -1,6 +1,7 @@
 // evotune worker: the child process that evaluates configs for a search (see search/worker_pool.h).
 // Protocol: one JSON object per line on stdin, {"config": "name=value,..."}; one per line on stdout,
-// {"trial": {...}}. It exits when stdin closes.
+// {"trial": {...}}. {"baselines": true} asks a GPU worker for the run's reference points instead; it
+// answers {"baselines": [...]}. It exits when stdin closes.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -58,6 +59,14 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
         for (;;) pause();
       }
       nlohmann::json request = nlohmann::json::parse(line);
+      if (request.contains("baselines")) {
+        nlohmann::json measured = nlohmann::json::array();
+        if (gpu != nullptr) {
+          for (const evidence::BaselineRecord& b : gpu->measure_baselines()) measured.push_back(evidence::to_json(b));
+        }
+        std::cout << nlohmann::json{{"baselines", measured}}.dump() << std::endl;
+        continue;
+      }
       Config config = Config::from_key(request.at("config").get<std::string>());
       if (request.contains("best_us")) evaluator->set_best_us(request["best_us"].get<double>());
       evidence::TrialRecord trial = evaluator->evaluate(config);

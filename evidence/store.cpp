@@ -384,8 +384,8 @@ std::optional<RunInfo> Store::run_info(std::int64_t run_id) const {
 std::vector<RunRow> Store::runs() const {
   Statement s(db_,
               "SELECT r.id, r.created_at, r.status, r.family, r.problem, r.strategy, COALESCE(d.name, ''), r.budget,"
-              " r.seed, COUNT(t.id), COALESCE(SUM(t.status = 'ok'), 0), MIN(CASE WHEN t.status = 'ok' THEN t.median_us END)"
-              " FROM runs r LEFT JOIN devices d ON d.id = r.device_id LEFT JOIN trials t ON t.run_id = r.id"
+              " r.seed, COUNT(t.id), COALESCE(SUM(t.status = 'ok'), 0), MIN(CASE WHEN t.status = 'ok' THEN t.median_us END),"
+              " COALESCE(r.finished_at, '') FROM runs r LEFT JOIN devices d ON d.id = r.device_id LEFT JOIN trials t ON t.run_id = r.id"
               " GROUP BY r.id ORDER BY r.id");
   std::vector<RunRow> rows;
   while (s.step()) {
@@ -402,6 +402,7 @@ std::vector<RunRow> Store::runs() const {
     r.trials = static_cast<int>(s.integer(9));
     r.valid = static_cast<int>(s.integer(10));
     r.best_us = s.real(11);
+    r.finished_at = s.text(12);
     rows.push_back(r);
   }
   return rows;
@@ -417,7 +418,7 @@ namespace {
 constexpr const char* kTrialColumns =
     "t.id, t.seq, t.generation, t.config_key, t.config, t.status, COALESCE(t.resources, ''), t.max_abs_error,"
     " t.rel_l2_error, t.median_us, t.min_us, t.p10_us, t.p90_us, t.tflops, t.gbps, COALESCE(t.compile_seconds, 0),"
-    " COALESCE(t.error, '')";
+    " COALESCE(t.error, ''), t.created_at";
 
 TrialRecord read_trial(sqlite3* db, Statement& s) {
   TrialRecord t;
@@ -438,6 +439,7 @@ TrialRecord read_trial(sqlite3* db, Statement& s) {
   t.gbps = s.real(14);
   t.compile_seconds = s.real(15).value_or(0);
   t.error = s.text(16);
+  t.created_at = s.text(17);
   Statement samples(db, "SELECT time_us FROM samples WHERE trial_id = ? ORDER BY idx");
   samples.bind(1, id);
   while (samples.step()) t.samples_us.push_back(*samples.real(0));
@@ -492,9 +494,9 @@ std::vector<Store::RunBest> Store::best_of_each_run(const std::string& family) c
   while (s.step()) {
     RunBest r;
     r.best = read_trial(db_, s);
-    r.run_id = s.integer(17);
-    r.problem = s.text(18);
-    r.device = s.text(19);
+    r.run_id = s.integer(18);
+    r.problem = s.text(19);
+    r.device = s.text(20);
     out.push_back(std::move(r));
   }
   return out;

@@ -52,6 +52,7 @@ struct TrialRecord {
   double compile_seconds = 0;
   std::string error;
   std::vector<double> samples_us;
+  std::string created_at;  // when it was recorded (UTC, ISO 8601); filled when read
 };
 
 // A reference point measured in the same run as the trials, on the same device and inputs: the unfused
@@ -67,7 +68,7 @@ struct BaselineRecord {
 
 struct RunRow {
   std::int64_t id = 0;
-  std::string created_at, status, family, problem, strategy, device;
+  std::string created_at, finished_at, status, family, problem, strategy, device;  // finished_at: empty while running
   int budget = 0, trials = 0, valid = 0;
   std::optional<double> best_us;
   std::uint64_t seed = 0;

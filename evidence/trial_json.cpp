@@ -43,4 +43,28 @@ TrialRecord trial_from_json(const nlohmann::json& j) {
   return t;
 }
 
+nlohmann::json to_json(const BaselineRecord& b) {
+  nlohmann::json j = {{"name", b.name}, {"detail", b.detail_json}};
+  put(j, "median_us", b.median_us);
+  put(j, "p10_us", b.p10_us);
+  put(j, "p90_us", b.p90_us);
+  put(j, "tflops", b.tflops);
+  put(j, "gbps", b.gbps);
+  put(j, "max_abs_error", b.max_abs_error);
+  return j;
+}
+
+BaselineRecord baseline_from_json(const nlohmann::json& j) {
+  BaselineRecord b;
+  b.name = j.at("name").get<std::string>();
+  b.detail_json = j.value("detail", std::string("{}"));
+  b.median_us = get(j, "median_us");
+  b.p10_us = get(j, "p10_us");
+  b.p90_us = get(j, "p90_us");
+  b.tflops = get(j, "tflops");
+  b.gbps = get(j, "gbps");
+  b.max_abs_error = get(j, "max_abs_error");
+  return b;
+}
+
 }  // namespace evotune::evidence

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/attention_kernel.h"
+#include "harness/cublas_baseline.h"
 
 namespace evotune::search {
 
@@ -91,6 +92,46 @@ evidence::TrialRecord AttentionEvaluator::evaluate(const Config& config) {
     needs_restart_ = true;  // the context may be poisoned: start over in a fresh process
   }
   return t;
+}
+
+std::vector<evidence::BaselineRecord> AttentionEvaluator::measure_baselines() {
+  harness::CublasHandle cublas;
+  std::vector<evidence::BaselineRecord> out;
+  {
+    harness::UnfusedCublasAttention unfused(workspace_, cublas);
+    workspace_.poison_outputs(stream_);
+    unfused.run(stream_);
+    const harness::AttentionCheck check = workspace_.check(stream_, false);
+    harness::TimingOptions options = timing_;
+    const harness::TimingSummary timing = timer_.time([&](const runtime::Stream& s) { unfused.run(s); }, stream_, options);
+    evidence::BaselineRecord b;
+    b.name = "cublas_unfused";
+    b.median_us = timing.median_us;
+    b.p10_us = timing.p10_us;
+    b.p90_us = timing.p90_us;
+    b.tflops = problem_.flops() / (timing.median_us * 1e-6) / 1e12;
+    b.gbps = problem_.bytes() / (timing.median_us * 1e-6) / 1e9;
+    b.max_abs_error = check.max_abs_error;
+    b.detail_json = nlohmann::json{{"check", check.passed ? "pass" : "fail"}, {"reason", check.reason},
+                                   {"samples", timing.samples_us.size()},
+                                   {"what", "Q.K^T and P.V with cuBLAS strided-batched GEMM, softmax kernel between"}}
+                        .dump();
+    out.push_back(std::move(b));
+  }  // the unfused pipeline's score and probability buffers are freed before the peak measurement
+  const harness::DevicePeaks peaks = harness::measure_peaks(workspace_, cublas, timer_, stream_);
+  evidence::BaselineRecord gemm;
+  gemm.name = "peak_gemm";
+  gemm.tflops = peaks.gemm_tflops;
+  gemm.detail_json = nlohmann::json{{"what", fmt::format("cuBLAS 8192^3 GEMM, {} in and out, fp32 accumulate",
+                                                         problem_.dtype_name())}}
+                         .dump();
+  out.push_back(std::move(gemm));
+  evidence::BaselineRecord copy;
+  copy.name = "peak_copy";
+  copy.gbps = peaks.copy_gbps;
+  copy.detail_json = nlohmann::json{{"what", "1 GiB device-to-device copy, bytes read + written"}}.dump();
+  out.push_back(std::move(copy));
+  return out;
 }
 
 }  // namespace evotune::search

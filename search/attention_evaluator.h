@@ -30,6 +30,10 @@ class AttentionEvaluator : public Evaluator {
   static constexpr double kRaceMinimumUs = 50.0;
   bool needs_restart() const { return needs_restart_; }
 
+  // The reference points of the run, on this worker's device and inputs: the unfused cuBLAS attention
+  // (checked and timed like a trial) and the device's peaks (GEMM in the problem's dtype, device copy).
+  std::vector<evidence::BaselineRecord> measure_baselines();
+
   // Where the worker's time went, for its exit summary.
   struct Phases {
     int trials = 0, timed = 0, raced = 0;

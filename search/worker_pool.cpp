@@ -93,22 +93,58 @@ evidence::TrialRecord WorkerPool::failed(Worker& w, const std::string& status, c
   return t;
 }
 
-bool WorkerPool::send(Worker& w, const Config& config, evidence::TrialRecord& failure) {
-  nlohmann::json request = {{"config", config.key()}};
-  if (best_us_) request["best_us"] = *best_us_;
-  std::string line = request.dump() + "\n";
+bool WorkerPool::write_line(Worker& w, const std::string& line) {
   std::size_t written = 0;
   while (written < line.size()) {
     ssize_t n = write(w.to_child, line.data() + written, line.size() - written);
-    if (n <= 0) {
-      int status = 0;
-      waitpid(w.pid, &status, WNOHANG);
-      failure = failed(w, "crash", "cannot send to the worker: " + describe_exit(status));
-      return false;
-    }
+    if (n <= 0) return false;
     written += static_cast<std::size_t>(n);
   }
   return true;
+}
+
+bool WorkerPool::send(Worker& w, const Config& config, evidence::TrialRecord& failure) {
+  nlohmann::json request = {{"config", config.key()}};
+  if (best_us_) request["best_us"] = *best_us_;
+  if (!write_line(w, request.dump() + "\n")) {
+    int status = 0;
+    waitpid(w.pid, &status, WNOHANG);
+    failure = failed(w, "crash", "cannot send to the worker: " + describe_exit(status));
+    return false;
+  }
+  return true;
+}
+
+std::optional<std::string> WorkerPool::ask(std::size_t index, const std::string& request_line) {
+  Worker& w = workers_.at(index);
+  if (!write_line(w, request_line + "\n")) {
+    failed(w, "crash", "cannot send to the worker");
+    return std::nullopt;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  for (;;) {
+    std::size_t newline = w.buffer.find('\n');
+    if (newline != std::string::npos) {
+      std::string reply = w.buffer.substr(0, newline);
+      w.buffer.erase(0, newline + 1);
+      return reply;
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      failed(w, "timeout", "no reply");
+      return std::nullopt;
+    }
+    pollfd fd{w.from_child, POLLIN, 0};
+    poll(&fd, 1, static_cast<int>(left.count()));
+    if (!(fd.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    char chunk[65536];
+    ssize_t n = read(w.from_child, chunk, sizeof(chunk));
+    if (n <= 0) {
+      failed(w, "crash", "the worker exited");
+      return std::nullopt;
+    }
+    w.buffer.append(chunk, static_cast<std::size_t>(n));
+  }
 }
 
 evidence::TrialRecord WorkerPool::evaluate(const Config& config) { return evaluate_batch({config}).at(0); }

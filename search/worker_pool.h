@@ -38,6 +38,10 @@ class WorkerPool : public Evaluator {
   // its compile has finished, so the worker's compile is a cache hit. Not owned; outlives the pool's use.
   void set_compile_ahead(CompileAhead* ahead) { ahead_ = ahead; }
 
+  // Sends one request other than a config to worker `index` and waits (up to the trial timeout) for its
+  // one-line reply; nullopt when the worker dies or times out (it is restarted, as after a failed trial).
+  std::optional<std::string> ask(std::size_t index, const std::string& request_line);
+
   int restarts() const { return restarts_; }
   std::size_t size() const { return workers_.size(); }
 
@@ -52,6 +56,7 @@ class WorkerPool : public Evaluator {
   void stop(Worker& w, bool kill);
   // Sends the config and waits for its trial; never throws for worker failures, it reports them.
   bool send(Worker& w, const Config& config, evidence::TrialRecord& failure);
+  bool write_line(Worker& w, const std::string& line);
   evidence::TrialRecord failed(Worker& w, const std::string& status, const std::string& why);
 
   std::vector<Worker> workers_;

@@ -379,6 +379,16 @@ TEST(GpuSearch, SmallAttentionSearchRecordsCheckedTimedTrials) {
   }
   EXPECT_GT(ok, 0) << "at least one sampled config should run";
   EXPECT_EQ(store.runs()[0].family, "attention");
+  // The run's reference points, measured by the worker after the search.
+  auto baselines = store.baselines(1);
+  ASSERT_EQ(baselines.size(), 3u);
+  EXPECT_EQ(baselines[0].name, "cublas_unfused");
+  EXPECT_GT(baselines[0].median_us.value_or(0), 0.0);
+  EXPECT_NE(baselines[0].detail_json.find(R"("check":"pass")"), std::string::npos) << baselines[0].detail_json;
+  EXPECT_EQ(baselines[1].name, "peak_gemm");
+  EXPECT_GT(baselines[1].tflops.value_or(0), 10.0);
+  EXPECT_EQ(baselines[2].name, "peak_copy");
+  EXPECT_GT(baselines[2].gbps.value_or(0), 100.0);
 }
 
 // Historical seeds for an attention search come from every earlier attention run, nearest problem first
