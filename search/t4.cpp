@@ -44,7 +44,8 @@ T4Space T4Space::load(const std::filesystem::path& path) {
   T4Space t;
   t.name_ = path.filename().string();
   // Domains: each parameter's distinct values. Integral values stay integers; anything else becomes
-  // an ordered categorical parameter (values are indices, labels the JSON text).
+  // an ordered categorical parameter (values are indices in the order of the values' JSON text; labels are
+  // the strings themselves for string values, so "mma_sync" reads back as mma_sync, else the JSON text).
   const nlohmann::json& first = doc["results"][0].at("configuration");
   std::vector<std::string> names;
   for (const auto& [name, value] : first.items()) names.push_back(name);
@@ -74,7 +75,8 @@ T4Space T4Space::load(const std::filesystem::path& path) {
       int index = 0;
       for (const std::string& s : texts[n]) {
         p.values.push_back(index);
-        p.labels.push_back(s);
+        const nlohmann::json value = nlohmann::json::parse(s);
+        p.labels.push_back(value.is_string() ? value.get<std::string>() : s);
         encode[n][s] = index++;
       }
     }
