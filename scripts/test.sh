@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 scripts/setup.sh
 export PATH="${CUDA_HOME:-/usr/local/cuda}/bin:$PATH"
+# setup.sh installed Chromium: the report's screenshot test must run here, not skip.
+export EVOTUNE_REQUIRE_CHROMIUM=1
 
 presets=(release)
 [[ "${1:-}" == "--sanitize" ]] && presets+=(debug)
