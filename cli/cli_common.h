@@ -41,6 +41,7 @@ void add_strategy_bench_command(CLI::App& app, const GlobalOptions& globals);
 void add_search_command(CLI::App& app, const GlobalOptions& globals);
 void add_worker_command(CLI::App& app, const GlobalOptions& globals);
 void add_evidence_commands(CLI::App& app, const GlobalOptions& globals);
+void add_export_command(CLI::App& app, const GlobalOptions& globals);
 void add_report_command(CLI::App& app, const GlobalOptions& globals);
 
 }  // namespace evotune::cli

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   evotune::cli::add_search_command(app, globals);
   evotune::cli::add_worker_command(app, globals);
   evotune::cli::add_evidence_commands(app, globals);
+  evotune::cli::add_export_command(app, globals);
   evotune::cli::add_report_command(app, globals);
   evotune::cli::add_strategy_bench_command(app, globals);
   evotune::cli::add_cache_command(app, globals);

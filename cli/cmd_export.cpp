@@ -1,0 +1,272 @@
+// evotune export: hand the results to other code and tools.
+//   --format header (default)  the winners as a self-contained C++17 header with a lookup; every entry is
+//                              re-verified on a GPU of its model when one is present, else marked so
+//   --format csv               the trials of a run, or the evo_log view (--table evo_log)
+//   --format t4                a run as a Kernel Tuner T4 results document
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_common.h"
+#include "evidence/export_header.h"
+#include "evidence/export_tables.h"
+#include "evidence/store.h"
+#include "harness/attention_verification.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/device_properties.h"
+#include "runtime/errors.h"
+#include "templates/attention/attention_family.h"
+
+#ifndef EVOTUNE_VERSION
+#define EVOTUNE_VERSION "unknown"
+#endif
+
+namespace evotune::cli {
+namespace {
+
+struct ExportOptions {
+  std::string db = "evotune.db";
+  std::string format = "header";
+  std::string out;
+  std::string table = "trials";
+  std::int64_t run = 0;
+  bool best_per_problem = false;
+  bool skip_verify = false;
+};
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+// Written next to the target and renamed into place: a reader never sees half a header, and a failed
+// export leaves an earlier file untouched.
+void write_file(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    return;
+  }
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(fmt::format("cannot write {}", temporary));
+    out << text;
+    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", temporary));
+  }
+  std::filesystem::rename(temporary, path);
+}
+
+std::int64_t pick_run(const evidence::Store& store, std::int64_t requested, const std::string& db) {
+  if (requested != 0) {
+    if (!store.run_info(requested)) throw UsageError(fmt::format("no run {} in {}", requested, db));
+    return requested;
+  }
+  std::optional<std::int64_t> latest = store.latest_run();
+  if (!latest) throw UsageError(fmt::format("{} holds no runs", db));
+  return *latest;
+}
+
+// "9.0" -> 90, from the device properties a run recorded.
+int sm_of(const std::string& device_json) {
+  const std::string cc = nlohmann::json::parse(device_json.empty() ? "{}" : device_json).value("compute_capability", "");
+  const std::size_t dot = cc.find('.');
+  if (dot == std::string::npos) return 0;
+  return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
+}
+
+// The winning trials to export: one run's, or the fastest of every (device, problem).
+std::vector<evidence::Store::RunBest> winners(const evidence::Store& store, const ExportOptions& opt) {
+  std::vector<evidence::Store::RunBest> all = store.best_of_each_run("attention");
+  if (opt.run != 0) {
+    std::optional<evidence::RunInfo> info = store.run_info(opt.run);
+    if (!info) throw UsageError(fmt::format("no run {} in {}", opt.run, opt.db));
+    if (info->family != "attention") {
+      throw UsageError(fmt::format("run {} is a {} run; only attention runs export as a header", opt.run, info->family));
+    }
+    for (const auto& r : all) {
+      if (r.run_id == opt.run) return {r};
+    }
+    throw UsageError(fmt::format("run {} has no valid trial to export", opt.run));
+  }
+  std::map<std::pair<std::string, std::string>, evidence::Store::RunBest> best;
+  for (const auto& r : all) {
+    auto key = std::make_pair(r.device, r.problem);
+    auto it = best.find(key);
+    if (it == best.end() || *r.best.median_us < *it->second.best.median_us) best[key] = r;
+  }
+  std::vector<evidence::Store::RunBest> out;
+  for (auto& [key, r] : best) out.push_back(r);
+  if (out.empty()) throw UsageError(fmt::format("{} holds no attention run with a valid trial", opt.db));
+  return out;
+}
+
+// Re-verifies the entry on a visible GPU of the same model; fills the entry's verification text.
+// Returns false when the config failed (the export is then refused).
+bool reverify(evidence::TunedEntry& entry, const Config& config, const attention::Problem& problem,
+              const ExportOptions& opt, const GlobalOptions& globals, std::uint64_t seed) {
+  if (opt.skip_verify) {
+    entry.verification = "not re-verified: exported with --skip-verify";
+    return true;
+  }
+  std::string why;
+  if (!runtime::driver_available(&why)) {
+    entry.verification = fmt::format("not re-verified: no GPU at export ({})", why);
+    return true;
+  }
+  std::optional<int> ordinal;
+  std::vector<std::string> seen;
+  for (const runtime::DeviceProperties& p : runtime::query_all_devices()) {
+    seen.push_back(p.name);
+    if (p.name == entry.device && !ordinal) ordinal = p.ordinal;
+  }
+  if (!ordinal) {
+    entry.verification = fmt::format("not re-verified: no {} at export (visible: {})", entry.device,
+                                     fmt::join(seen, ", "));
+    return true;
+  }
+  fmt::print(stderr, "export: re-verifying run {}'s winner on device {} ({})\n", entry.run_id, *ordinal, entry.device);
+  CompilerStack stack(globals);
+  const harness::AttentionVerification v =
+      harness::verify_attention_config(config, problem, *ordinal, stack.compiler(), seed);
+  std::vector<std::string> lines;
+  for (const harness::VerificationCase& c : v.cases) {
+    lines.push_back(fmt::format("{} {} (seed {}): {}", &c == &v.cases.front() ? "new inputs" : "tail shape",
+                                c.problem.to_string(), c.seed,
+                                c.passed ? fmt::format("pass, max abs error {:.3g} <= {:.3g}", c.max_abs_error, c.tolerance)
+                                         : "FAIL: " + c.reason));
+  }
+  if (!v.passed()) {
+    entry.verification = fmt::format("{}", fmt::join(lines, "; "));
+    return false;
+  }
+  entry.reverified = true;
+  entry.verification = fmt::format("re-verified on {} at export:\n  {}\n  re-timed: median {:.2f} us (p10 {:.2f}, p90 {:.2f}), "
+                                   "{:.2f}x the search's median",
+                                   entry.device, fmt::join(lines, "\n  "), v.timing->median_us, v.timing->p10_us,
+                                   v.timing->p90_us, v.timing->median_us / entry.median_us);
+  return true;
+}
+
+void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
+  evidence::Store store(opt.db, evidence::Store::Mode::read_only);
+  std::map<std::int64_t, evidence::RunRow> rows;
+  for (const evidence::RunRow& r : store.runs()) rows[r.id] = r;
+  evidence::TunedHeaderInput input;
+  input.command = fmt::format("evotune export --db {} {} --out {}{}", opt.db,
+                              opt.run != 0 ? fmt::format("--run {}", opt.run) : std::string("--best-per-problem"),
+                              opt.out, opt.skip_verify ? " --skip-verify" : "");
+  input.generated_at = utc_now();
+  input.database = opt.db;
+  input.evotune_version = EVOTUNE_VERSION;
+  for (const Parameter& p : attention::parameters()) input.tunables.emplace_back(p.name, !p.categorical());
+  std::vector<std::string> failures;
+  std::uint64_t seed = 0x5eed0001;  // far from the searches' seeds (1 unless --seed): new inputs
+  for (const evidence::Store::RunBest& w : winners(store, opt)) {
+    const evidence::RunInfo info = *store.run_info(w.run_id);
+    attention::Problem problem;
+    Config config;
+    try {
+      problem = attention::Problem::parse(w.problem);
+      config = attention::parse_config(w.best.config);  // tunables added since the run keep their defaults
+    } catch (const UsageError& e) {
+      if (opt.run != 0) throw;
+      fmt::print(stderr, "export: skipping run {}: this evotune cannot read it ({})\n", w.run_id, e.what());
+      continue;
+    }
+    evidence::TunedEntry e;
+    e.device = w.device;
+    e.sm = sm_of(info.device_json);
+    e.b = problem.b;
+    e.hq = problem.hq;
+    e.hkv = problem.hkv;
+    e.sq = problem.sq;
+    e.skv = problem.skv;
+    e.d = problem.d;
+    e.causal = problem.causal;
+    e.bf16 = problem.dtype == attention::DType::bf16;
+    e.problem_text = problem.to_string();
+    e.config_text = attention::format(config);
+    e.run_id = w.run_id;
+    e.trial_seq = w.best.seq;
+    e.strategy = info.strategy;
+    e.run_created_at = rows[w.run_id].created_at;
+    e.run_trials = rows[w.run_id].trials;
+    e.median_us = w.best.median_us.value_or(0);
+    e.p10_us = w.best.p10_us.value_or(0);
+    e.p90_us = w.best.p90_us.value_or(0);
+    e.tflops = w.best.tflops.value_or(0);
+    e.gbps = w.best.gbps.value_or(0);
+    for (const evidence::BaselineRecord& b : store.baselines(w.run_id)) {
+      if (b.median_us) e.baselines.push_back({b.name, *b.median_us});
+    }
+    if (!reverify(e, config, problem, opt, globals, seed)) {
+      failures.push_back(fmt::format("run {} ({}): {}", e.run_id, e.problem_text, e.verification));
+    }
+    seed += 16;
+    fmt::print(stderr, "export: run {} trial {} on {}: {} ({:.2f} us): {}\n", e.run_id, e.trial_seq, e.device,
+               e.problem_text, e.median_us, e.reverified ? "re-verified" : e.verification.substr(0, e.verification.find('\n')));
+    input.entries.push_back(std::move(e));
+  }
+  if (!failures.empty()) {
+    throw std::runtime_error(fmt::format("export refused, {} was not written: a config failed re-verification: {}",
+                                         opt.out, fmt::join(failures, " | ")));
+  }
+  if (input.entries.empty()) throw UsageError(fmt::format("nothing in {} to export", opt.db));
+  write_file(opt.out, evidence::render_tuned_header(input));
+  fmt::print(stderr, "export: wrote {} ({} {})\n", opt.out, input.entries.size(),
+             input.entries.size() == 1 ? "entry" : "entries");
+}
+
+}  // namespace
+
+void add_export_command(CLI::App& app, const GlobalOptions& globals) {
+  auto* cmd = app.add_subcommand(
+      "export",
+      "Export results: the winners as a C++ header (re-verified on the GPU when present), or a run as CSV or Kernel "
+      "Tuner T4 JSON");
+  auto opt = std::make_shared<ExportOptions>();
+  cmd->add_option("--db", opt->db, "evidence database")->check(CLI::ExistingFile);
+  cmd->add_option("--format", opt->format, "header (default), csv or t4")
+      ->check(CLI::IsMember({"header", "csv", "t4"}));
+  cmd->add_option("--out,-o", opt->out,
+                  "output file (header: default tuned_attention.h; csv, t4: default standard output, or -)");
+  auto* run = cmd->add_option("--run", opt->run, "run id (header: only this run's winner; csv, t4: default latest)")
+                  ->check(CLI::PositiveNumber);
+  cmd->add_flag("--best-per-problem", opt->best_per_problem,
+                "header: the fastest config of every (device, problem) in the database (the default)")
+      ->excludes(run);
+  cmd->add_option("--table", opt->table, "csv: trials (default) or evo_log")->check(CLI::IsMember({"trials", "evo_log"}));
+  cmd->add_flag("--skip-verify", opt->skip_verify,
+                "header: do not re-verify on a GPU even when one is present (entries are marked not re-verified)");
+  cmd->callback([opt, &globals] {
+    if (opt->format == "header") {
+      if (opt->out.empty()) opt->out = "tuned_attention.h";
+      export_header(*opt, globals);
+      return;
+    }
+    if (opt->best_per_problem || opt->skip_verify) {
+      throw UsageError("--best-per-problem and --skip-verify apply to --format header");
+    }
+    evidence::Store store(opt->db, evidence::Store::Mode::read_only);
+    if (opt->format == "csv" && opt->table == "evo_log") {
+      std::optional<std::int64_t> run;
+      if (opt->run != 0) run = pick_run(store, opt->run, opt->db);
+      write_file(opt->out, evidence::evo_log_csv(store, run));
+      return;
+    }
+    const std::int64_t run_id = pick_run(store, opt->run, opt->db);
+    write_file(opt->out, opt->format == "csv" ? evidence::trials_csv(store, run_id)
+                                              : evidence::t4_results(store, run_id).dump(2) + "\n");
+    if (!opt->out.empty() && opt->out != "-") fmt::print(stderr, "export: wrote run {} to {}\n", run_id, opt->out);
+  });
+}
+
+}  // namespace evotune::cli

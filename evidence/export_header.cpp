@@ -1,0 +1,203 @@
+#include "evidence/export_header.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <stdexcept>
+
+namespace evotune::evidence {
+namespace {
+
+// A C++ string literal holding `text`.
+std::string literal(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Doubles written so the header reads them back exactly as stored.
+std::string number(double v) { return fmt::format("{}", v); }
+
+std::map<std::string, std::string> labels_by_name(const std::string& config_text) {
+  std::map<std::string, std::string> out;
+  std::size_t start = 0;
+  while (start < config_text.size()) {
+    std::size_t comma = config_text.find(',', start);
+    if (comma == std::string::npos) comma = config_text.size();
+    const std::string item = config_text.substr(start, comma - start);
+    const std::size_t eq = item.find('=');
+    if (eq != std::string::npos) out[item.substr(0, eq)] = item.substr(eq + 1);
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Include guards, not #pragma once: the header must also compile as a main file without a warning.
+constexpr const char* kPreamble = R"cpp(#ifndef EVOTUNE_TUNED_ATTENTION_H
+#define EVOTUNE_TUNED_ATTENTION_H
+#include <cmath>
+#include <cstring>
+
+namespace evotune_tuned {
+
+// One attention forward problem. Layout BHSD, contiguous; causal aligned bottom-right.
+struct AttentionProblem {
+  int b, hq, hkv, sq, skv, d;
+  bool causal;
+  bool bf16;  // false: fp16
+};
+
+)cpp";
+
+constexpr const char* kLookup = R"cpp(
+// How lookup() matched: the same GPU model and problem; the same problem on another GPU of the same
+// family (compute capability); or, failing both, the nearest problem on the family (same device first).
+enum class Match { exact, same_family, nearest_problem, none };
+
+inline const char* match_name(Match m) {
+  switch (m) {
+    case Match::exact: return "exact";
+    case Match::same_family: return "same device family, same problem";
+    case Match::nearest_problem: return "nearest problem";
+    default: return "none";
+  }
+}
+
+struct Lookup {
+  const TunedAttention* entry;  // null when nothing on this family has the head dim
+  Match match;
+  double distance;  // between the problems (0: same problem)
+};
+
+// The distance evotune's search uses to pick historical seeds: log2 ratios of batch x heads, query and
+// key lengths, plus 2 for another dtype, 2 for causal vs not, 1 for another GQA group.
+inline double problem_distance(const AttentionProblem& a, const AttentionProblem& b) {
+  auto log_ratio = [](double x, double y) { return std::fabs(std::log2(x / y)); };
+  double d = log_ratio(double(a.b) * a.hq, double(b.b) * b.hq) + log_ratio(a.sq, b.sq) + log_ratio(a.skv, b.skv);
+  if (a.bf16 != b.bf16) d += 2;
+  if (a.causal != b.causal) d += 2;
+  if (a.hq / a.hkv != b.hq / b.hkv) d += 1;
+  return d;
+}
+
+// The entry to run `problem` with on a GPU named `device` (the driver's name, e.g. from
+// cudaGetDeviceProperties) of compute capability `sm` (e.g. 90). Only entries of the same family
+// (sm) and head dim qualify: a config's tiles are sized for its head dim and its shared memory for its
+// architecture. Among those, the nearest problem wins, and on a tie the same GPU model.
+inline Lookup lookup(const char* device, int sm, const AttentionProblem& problem) {
+  Lookup best{nullptr, Match::none, 0.0};
+  bool best_same_device = false;
+  for (const TunedAttention& e : kEntries) {
+    if (e.sm != sm || e.problem.d != problem.d) continue;
+    const double distance = problem_distance(e.problem, problem);
+    const bool same_device = std::strcmp(e.device, device) == 0;
+    if (best.entry != nullptr &&
+        (distance > best.distance || (distance == best.distance && (best_same_device || !same_device)))) {
+      continue;
+    }
+    best = {&e, distance == 0 ? (same_device ? Match::exact : Match::same_family) : Match::nearest_problem, distance};
+    best_same_device = same_device;
+  }
+  return best;
+}
+
+}  // namespace evotune_tuned
+
+#endif  // EVOTUNE_TUNED_ATTENTION_H
+)cpp";
+
+}  // namespace
+
+std::string render_tuned_header(const TunedHeaderInput& in) {
+  if (in.entries.empty()) throw std::invalid_argument("no entries to export");
+  std::string out;
+  out += fmt::format(
+      "// Attention configs tuned by evotune {}: the winners of searches on real GPUs.\n"
+      "// Generated {} from {} by:\n//   {}\n"
+      "// Do not edit; export again. Self-contained C++17 (no other header of evotune is needed).\n"
+      "//\n"
+      "// Use:\n"
+      "//   evotune_tuned::Lookup found = evotune_tuned::lookup(device_name, sm, {{b, hq, hkv, sq, skv, d, causal, bf16}});\n"
+      "//   if (found.entry) {{ auto launcher = evotune::AttentionLauncher::from_tuned(*found.entry); ... }}\n"
+      "// (evotune's launcher library, runtime/attention_launcher.h), or read entry->tunables.\n"
+      "//\n"
+      "// Times are medians of CUDA-event-timed launches with L2 flushed before each, measured during the\n"
+      "// search on the GPU named; TFLOP/s counts 4*b*hq*sq*skv*d, causal as the visible fraction.\n",
+      in.evotune_version, in.generated_at, in.database, in.command);
+  out += kPreamble;
+
+  out += "// The tunables of evotune's attention family (`evotune search --help`; README, \"The attention family\").\n";
+  out += "struct AttentionTunables {\n";
+  for (const auto& [name, numeric] : in.tunables) out += fmt::format("  {} {};\n", numeric ? "int" : "const char*", name);
+  out += "};\n\n";
+  out += R"cpp(struct TunedAttention {
+  const char* device;  // GPU name, as the driver reports it
+  int sm;              // compute capability x 10: the device family
+  AttentionProblem problem;
+  const char* config;  // evotune config text, every tunable named: what the launcher compiles
+  AttentionTunables tunables;
+  double median_us, p10_us, p90_us;  // measured by the search
+  double tflops;
+  double baseline_us;  // unfused cuBLAS attention measured in the same run; 0 when none was
+  long long run_id;    // in the evidence database the header was exported from
+  int trial;           // the trial's seq in that run
+  bool reverified;     // checked again on this GPU model, new inputs and a tail shape, at export
+};
+
+)cpp";
+
+  for (std::size_t i = 0; i < in.entries.size(); ++i) {
+    const TunedEntry& e = in.entries[i];
+    out += fmt::format("// {}: {} ({})\n", e.device, e.problem_text, fmt::format("sm_{}", e.sm));
+    out += fmt::format("//   run {} ({}, {} trials, started {}), trial {}: median {:.2f} us (p10 {:.2f}, p90 {:.2f}), "
+                       "{:.1f} TFLOP/s, {:.0f} GB/s\n",
+                       e.run_id, e.strategy, e.run_trials, e.run_created_at, e.trial_seq, e.median_us, e.p10_us,
+                       e.p90_us, e.tflops, e.gbps);
+    if (e.baselines.empty()) {
+      out += fmt::format("//   speedup: no baseline was measured in run {}\n", e.run_id);
+    }
+    for (const TunedBaseline& b : e.baselines) {
+      out += fmt::format("//   speedup over {} measured in run {}: {:.2f}x ({:.2f} us)\n", b.name, e.run_id,
+                         b.median_us / e.median_us, b.median_us);
+    }
+    std::size_t start = 0;
+    while (start < e.verification.size()) {  // one comment line per line of the verification text
+      std::size_t end = e.verification.find('\n', start);
+      if (end == std::string::npos) end = e.verification.size();
+      out += "//   " + e.verification.substr(start, end - start) + "\n";
+      start = end + 1;
+    }
+    const auto labels = labels_by_name(e.config_text);
+    std::string tunables;
+    for (const auto& [name, numeric] : in.tunables) {
+      auto it = labels.find(name);
+      if (it == labels.end()) throw std::invalid_argument(fmt::format("entry {} has no tunable {}", i, name));
+      if (!tunables.empty()) tunables += ", ";
+      tunables += numeric ? it->second : literal(it->second);
+    }
+    double baseline = 0;
+    for (const TunedBaseline& b : e.baselines) {
+      if (b.name == "cublas_unfused") baseline = b.median_us;
+    }
+    out += fmt::format(
+        "inline constexpr TunedAttention kEntry{} = {{\n    {}, {},\n    {{{}, {}, {}, {}, {}, {}, {}, {}}},\n    {},\n"
+        "    {{{}}},\n    {}, {}, {}, {}, {}, {}, {}, {}}};\n\n",
+        i, literal(e.device), e.sm, e.b, e.hq, e.hkv, e.sq, e.skv, e.d, e.causal ? "true" : "false",
+        e.bf16 ? "true" : "false", literal(e.config_text), tunables, number(e.median_us), number(e.p10_us),
+        number(e.p90_us), number(e.tflops), number(baseline), e.run_id, e.trial_seq, e.reverified ? "true" : "false");
+  }
+  out += "inline constexpr TunedAttention kEntries[] = {";
+  for (std::size_t i = 0; i < in.entries.size(); ++i) out += fmt::format("{}kEntry{}", i ? ", " : "", i);
+  out += "};\n";
+  out += kLookup;
+  return out;
+}
+
+}  // namespace evotune::evidence

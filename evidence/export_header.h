@@ -1,0 +1,54 @@
+#pragma once
+// `evotune export --format header`: the winners of searches as one self-contained C++17 header that
+// production code includes. Per (device, problem) a constexpr entry with the winning config (as the
+// text evotune's launcher compiles and as typed fields), commented with where it came from (device,
+// run, trial, measured time, TFLOP/s, speedup over the baselines measured in that run, whether it was
+// re-verified on a GPU at export); plus `lookup(device, sm, problem)`, which falls back from an exact
+// match to the same device family and then to the nearest problem.
+//
+// Pure text from plain data: the caller (cli/cmd_export.cpp) gathers the entries and verifies them.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace evotune::evidence {
+
+struct TunedBaseline {
+  std::string name;  // e.g. cublas_unfused
+  double median_us = 0;
+};
+
+struct TunedEntry {
+  std::string device;  // the driver's name for the GPU
+  int sm = 0;          // compute capability x 10 (90 for 9.0): the device family lookup falls back to
+  int b = 0, hq = 0, hkv = 0, sq = 0, skv = 0, d = 0;
+  bool causal = false, bf16 = false;
+  std::string problem_text;
+  std::string config_text;  // every tunable, labels: "mma=mma_sync,block_m=128,..."
+  std::int64_t run_id = 0;
+  int trial_seq = 0;
+  std::string strategy, run_created_at;
+  int run_trials = 0;
+  double median_us = 0, p10_us = 0, p90_us = 0;
+  double tflops = 0, gbps = 0;
+  std::vector<TunedBaseline> baselines;  // measured in the same run; empty when none was
+  bool reverified = false;
+  std::string verification;  // one or more lines: what the re-verification did and found, or why none ran
+};
+
+struct TunedHeaderInput {
+  std::string command;       // the command line that regenerates the header
+  std::string generated_at;  // UTC timestamp
+  std::string database;
+  std::string evotune_version;
+  // The attention family's tunables in order; true where the values are numbers (an int field), false
+  // for categorical ones (a const char* field holding the label).
+  std::vector<std::pair<std::string, bool>> tunables;
+  std::vector<TunedEntry> entries;
+};
+
+std::string render_tuned_header(const TunedHeaderInput& input);
+
+}  // namespace evotune::evidence

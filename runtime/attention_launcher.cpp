@@ -1,0 +1,159 @@
+#include "runtime/attention_launcher.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+
+#include "runtime/cubin_cache.h"
+#include "runtime/cuda_objects.h"
+#include "runtime/device_properties.h"
+#include "runtime/errors.h"
+#include "templates/attention/attention_family.h"
+#include "templates/attention/params.h"
+
+namespace evotune {
+
+struct AttentionLauncher::Impl {
+  // Everything the kernel was compiled for; launches must match it.
+  attention::Problem compiled_for;
+  Config config;
+  std::string config_text, target;
+  runtime::DeviceProperties props;
+  std::optional<runtime::DeviceContext> context;
+  std::optional<runtime::Module> module;
+  std::optional<runtime::Kernel> kernel;
+  bool from_cache = false;
+  double compile_seconds = 0;
+  int registers = 0;
+  float softmax_scale = 0;
+  // The last shape that passed validation: launching the same shape again skips the checks.
+  mutable std::optional<AttentionShape> validated;
+};
+
+namespace {
+
+attention::Problem problem_of(const AttentionShape& s) {
+  attention::Problem p;
+  p.b = s.b;
+  p.hq = s.hq;
+  p.hkv = s.hkv;
+  p.sq = s.sq;
+  p.skv = s.skv;
+  p.d = s.d;
+  p.causal = s.causal;
+  p.dtype = s.bf16 ? attention::DType::bf16 : attention::DType::fp16;
+  return p;
+}
+
+bool same_shape(const AttentionShape& a, const AttentionShape& b) {
+  return a.b == b.b && a.hq == b.hq && a.hkv == b.hkv && a.sq == b.sq && a.skv == b.skv && a.d == b.d &&
+         a.causal == b.causal && a.bf16 == b.bf16;
+}
+
+}  // namespace
+
+AttentionLauncher::AttentionLauncher(std::string_view config, int head_dim, bool causal, bool bf16,
+                                     const AttentionLauncherOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.config = attention::parse_config(config);
+  m.config_text = attention::format(m.config);
+  m.props = runtime::query_device(options.device);
+  // Validity depends on the lengths only through the grid, so any lengths stand in for them here.
+  m.compiled_for = attention::Problem::parse(
+      fmt::format("b=1,hq=1,sq=1,d={},causal={},dtype={}", head_dim, causal ? 1 : 0, bf16 ? "bf16" : "fp16"));
+  if (auto why = attention::invalid_reason(m.config, m.compiled_for, DeviceLimits::from(m.props))) {
+    throw UsageError(fmt::format("config {} cannot run on {}: {}", m.config_text, m.props.name, *why));
+  }
+  m.target = m.props.native_target();
+  m.context.emplace(options.device);
+  const runtime::CompileRequest request =
+      attention::compile_request(m.config, m.compiled_for, runtime::Target::parse(m.target));
+  runtime::NvrtcCompiler nvrtc;
+  runtime::CompileResult compiled;
+  if (options.use_cache) {
+    runtime::CubinCache cache(options.cache_dir.empty() ? runtime::default_cache_dir()
+                                                        : std::filesystem::path(options.cache_dir));
+    runtime::CachingCompiler caching(nvrtc, cache);
+    compiled = caching.compile(request);
+    m.from_cache = caching.hits() > 0;
+  } else {
+    compiled = nvrtc.compile(request);
+  }
+  m.compile_seconds = m.from_cache ? 0.0 : compiled.compile_seconds;
+  const std::string& expression = request.name_expressions.at(0);
+  const runtime::ResourceUsage& usage = compiled.resources_of(expression);
+  // The search rejects configs that spill; a launcher must never run a kernel the search did not.
+  if (auto why = attention::rejected_resources(usage)) {
+    throw UsageError(fmt::format("config {} is rejected on {}: {}", m.config_text, m.target, *why));
+  }
+  m.registers = usage.registers;
+  m.module.emplace(compiled.cubin, m.config_text);
+  m.kernel.emplace(m.module->kernel(compiled.lowered(expression)));
+  m.kernel->set_max_dynamic_shared_bytes(attention::shared_bytes(m.config, m.compiled_for));
+  m.softmax_scale = options.softmax_scale;
+}
+
+AttentionLauncher::~AttentionLauncher() = default;
+AttentionLauncher::AttentionLauncher(AttentionLauncher&&) noexcept = default;
+AttentionLauncher& AttentionLauncher::operator=(AttentionLauncher&&) noexcept = default;
+
+void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdeviceptr k, CUdeviceptr v,
+                               CUdeviceptr o, CUstream stream, CUdeviceptr lse) const {
+  const Impl& m = *impl_;
+  const attention::Problem problem = problem_of(shape);
+  if (!m.validated || !same_shape(*m.validated, shape)) {
+    if (shape.d != m.compiled_for.d || shape.causal != m.compiled_for.causal ||
+        problem.dtype != m.compiled_for.dtype) {
+      throw std::invalid_argument(fmt::format(
+          "this launcher was compiled for d={} causal={} {}, not d={} causal={} {}", m.compiled_for.d,
+          m.compiled_for.causal ? 1 : 0, m.compiled_for.dtype_name(), shape.d, shape.causal ? 1 : 0,
+          problem.dtype_name()));
+    }
+    try {
+      attention::Problem::parse(problem.to_string());  // sizes, GQA divisibility, sq <= skv
+    } catch (const UsageError& e) {
+      throw std::invalid_argument(std::string("attention shape: ") + e.what());
+    }
+    if (shape.hq > 65535 || shape.b > 65535) {
+      throw std::invalid_argument("attention shape: b and hq must be at most 65535 (grid dimensions)");
+    }
+    if (q == 0 || k == 0 || v == 0 || o == 0) throw std::invalid_argument("attention: null Q, K, V or O pointer");
+    m.validated = shape;
+  }
+  AttentionParams params{};
+  params.q = reinterpret_cast<const void*>(q);
+  params.k = reinterpret_cast<const void*>(k);
+  params.v = reinterpret_cast<const void*>(v);
+  params.o = reinterpret_cast<void*>(o);
+  params.lse = reinterpret_cast<float*>(lse);
+  params.cta_cycles = nullptr;
+  params.b = shape.b;
+  params.hq = shape.hq;
+  params.hkv = shape.hkv;
+  params.sq = shape.sq;
+  params.skv = shape.skv;
+  params.softmax_scale = m.softmax_scale != 0.0f ? m.softmax_scale : problem.softmax_scale();
+  // The caller's thread may have another context current (or none); the module lives in the primary one.
+  m.context->make_current();
+  const runtime::LaunchGeometry geometry = attention::launch_geometry(m.config, problem);
+  void* args[] = {&params};
+  const CUresult result = runtime::driver().cuLaunchKernel(
+      m.kernel->get(), geometry.grid[0], geometry.grid[1], geometry.grid[2], geometry.block[0], geometry.block[1],
+      geometry.block[2], geometry.dynamic_shared_bytes, stream, args, nullptr);
+  if (result != CUDA_SUCCESS) {  // the message is built only on failure: launches are on the hot path
+    runtime::check(result, "cuLaunchKernel",
+                   fmt::format("launching tuned attention {} grid ({}, {}, {})", m.config_text, geometry.grid[0],
+                               geometry.grid[1], geometry.grid[2]));
+  }
+}
+
+const std::string& AttentionLauncher::config() const { return impl_->config_text; }
+const std::string& AttentionLauncher::target() const { return impl_->target; }
+bool AttentionLauncher::loaded_from_cache() const { return impl_->from_cache; }
+double AttentionLauncher::compile_seconds() const { return impl_->compile_seconds; }
+int AttentionLauncher::registers() const { return impl_->registers; }
+
+}  // namespace evotune

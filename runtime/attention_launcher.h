@@ -1,0 +1,73 @@
+#pragma once
+// evotune's launcher library: runs a tuned attention config in production code. Given a config (an
+// entry of a header written by `evotune export`, or config text) it JIT-compiles the kernel for the
+// device with NVRTC, through the same disk cache the search fills, and launches it on caller-owned
+// device buffers and a caller-owned stream.
+//
+// Public API: this header needs only <cuda.h> (for CUdeviceptr and CUstream) and the C++ standard
+// library; link evotune_launcher. The kernel runs in the device's primary context, the one the CUDA
+// runtime uses, so buffers from cudaMalloc and streams from cudaStreamCreate work as they are.
+#include <cuda.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace evotune {
+
+// One attention forward call. Layout BHSD, contiguous: Q and O are [b, hq, sq, d], K and V are
+// [b, hkv, skv, d], all fp16 or all bf16. Causal is aligned bottom-right (query i sees keys
+// 0 .. i + skv - sq). hq must be a multiple of hkv (GQA/MQA), sq <= skv.
+struct AttentionShape {
+  int b = 1, hq = 1, hkv = 1, sq = 1, skv = 1, d = 128;
+  bool causal = false;
+  bool bf16 = false;
+};
+
+struct AttentionLauncherOptions {
+  int device = 0;              // CUDA device ordinal
+  std::string cache_dir;       // empty: $EVOTUNE_CACHE_DIR, $XDG_CACHE_HOME/evotune or ~/.cache/evotune
+  bool use_cache = true;       // false: compile with NVRTC every time, touch no cache
+  float softmax_scale = 0.0f;  // 0: 1/sqrt(d)
+};
+
+class AttentionLauncher {
+ public:
+  // Compiles `config` ("mma=mma_sync,block_m=128,..."; tunables not named keep evotune's defaults) for
+  // one head dim, element type and causality; any batch, head count and lengths can then be launched.
+  // Throws std::runtime_error (or a subclass) when there is no driver or device, the config is
+  // malformed or invalid for the device, or the compile fails; the message says which.
+  AttentionLauncher(std::string_view config, int head_dim, bool causal, bool bf16,
+                    const AttentionLauncherOptions& options = {});
+
+  // From an entry of an exported header (anything with `config` text and a `problem` holding d,
+  // causal and bf16), e.g. `AttentionLauncher::from_tuned(*evotune_tuned::lookup(...).entry)`.
+  template <typename TunedEntry>
+  static AttentionLauncher from_tuned(const TunedEntry& entry, const AttentionLauncherOptions& options = {}) {
+    return AttentionLauncher(entry.config, entry.problem.d, entry.problem.causal, entry.problem.bf16, options);
+  }
+
+  ~AttentionLauncher();
+  AttentionLauncher(AttentionLauncher&&) noexcept;
+  AttentionLauncher& operator=(AttentionLauncher&&) noexcept;
+
+  // Enqueues the kernel on `stream`; returns at once. `lse` (optional, [b, hq, sq] fp32) receives the
+  // natural-log log-sum-exp of the scaled scores. Throws std::invalid_argument for a shape this
+  // launcher was not compiled for (head dim, dtype, causal) or that is malformed, and
+  // std::runtime_error when the launch fails.
+  void launch(const AttentionShape& shape, CUdeviceptr q, CUdeviceptr k, CUdeviceptr v, CUdeviceptr o,
+              CUstream stream, CUdeviceptr lse = 0) const;
+
+  // The config with every tunable named, the target, and where the kernel came from.
+  const std::string& config() const;
+  const std::string& target() const;
+  bool loaded_from_cache() const;  // true: the disk cache had it; false: NVRTC compiled it now
+  double compile_seconds() const;  // NVRTC time (0 when loaded from the cache)
+  int registers() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace evotune

@@ -1,0 +1,228 @@
+// `evotune export --format header`: the header generated from a real H100 search database compiles
+// alone as C++17, records where each entry came from, and its lookup falls back as documented (the
+// lookup is compiled and run as real code). The launcher library's argument checks. On a GPU: export
+// re-verifies, and the example program runs the exported winner and passes its check.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "evidence/export_header.h"
+#include "evidence/store.h"
+#include "runtime/attention_launcher.h"
+#include "tests/test_support.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+constexpr const char* kFixtureDb = EVOTUNE_SOURCE_DIR "/evidence/results/h100/issue4-search/search_fp16/search.db";
+
+std::string file_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Ran {
+  int code = 0;
+  std::string output;  // stdout and stderr
+};
+
+Ran run_command(const std::string& command) {
+  Ran r;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  char buffer[4096];
+  std::size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) r.output.append(buffer, n);
+  const int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+std::string evotune_binary() { return EVOTUNE_BINARY; }
+
+evotune::evidence::TunedEntry entry(const std::string& device, int sm, int b, int s, int d, bool causal,
+                                    const std::string& mma) {
+  evotune::evidence::TunedEntry e;
+  e.device = device;
+  e.sm = sm;
+  e.b = b;
+  e.hq = e.hkv = 16;
+  e.sq = e.skv = s;
+  e.d = d;
+  e.causal = causal;
+  e.problem_text = "b=" + std::to_string(b) + ",s=" + std::to_string(s);
+  e.config_text = "mma=" + mma + ",block_m=128";
+  e.run_id = b * 100 + sm;
+  e.median_us = 100;
+  e.verification = "not re-verified: test";
+  return e;
+}
+
+}  // namespace
+
+TEST(ExportHeader, RealSearchDatabaseGivesAHeaderThatCompilesAloneAsCpp17) {
+  evotune::testing::TempDir dir;
+  const fs::path db = dir.path() / "search.db";
+  fs::copy_file(kFixtureDb, db);
+  const fs::path header = dir.path() / "tuned_attention.h";
+  // --skip-verify: the same text whether or not this machine has a GPU.
+  Ran r = run_command(evotune_binary() + " export --db " + db.string() + " --out " + header.string() + " --skip-verify");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string text = file_text(header);
+  // The run's winner (trial 112 of 300; evidence/results/h100/issue4-search/search_fp16/top_1.txt).
+  EXPECT_NE(text.find("// NVIDIA H100 80GB HBM3: b=4,hq=16,hkv=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16 (sm_90)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("run 1 (evo, 300 trials"), std::string::npos);
+  EXPECT_NE(text.find("trial 112: median 1027.82 us (p10 1022.56, p90 1034.98), 267.5 TFLOP/s"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("speedup: no baseline was measured in run 1"), std::string::npos);
+  EXPECT_NE(text.find("not re-verified: exported with --skip-verify"), std::string::npos);
+  EXPECT_NE(text.find("\"mma=mma_sync,block_m=64,block_n=64,warps=4,stages=2,barrier=light,smem_layout=swizzled,"
+                      "vec_bytes=16,q_frags=regs,min_ctas=1,overlap=off,qk_split=1\""),
+            std::string::npos);
+  EXPECT_NE(text.find(R"({"mma_sync", 64, 64, 4, 2, "light", "swizzled", 16, "regs", 1, "off", 1})"), std::string::npos);
+  Ran compile = run_command("g++ -std=c++17 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -x c++ " + header.string());
+  EXPECT_EQ(compile.code, 0) << compile.output;
+
+  // With a baseline recorded in the run (schema 2), the header states the speedup over it.
+  {
+    evotune::evidence::Store store(db.string(), evotune::evidence::Store::Mode::read_write);
+    evotune::evidence::BaselineRecord b;
+    b.name = "cublas_unfused";
+    b.median_us = 4134.0;
+    store.record_baseline(1, b);
+  }
+  r = run_command(evotune_binary() + " export --db " + db.string() + " --run 1 --out " + header.string() + " --skip-verify");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(file_text(header).find("speedup over cublas_unfused measured in run 1: 4.02x (4134.00 us)"), std::string::npos)
+      << file_text(header);
+}
+
+TEST(ExportHeader, WithoutAGpuEntriesAreMarkedNotReverified) {
+  std::string why;
+  if (evotune::runtime::driver_available(&why)) GTEST_SKIP() << "this machine has a GPU: export re-verifies here";
+  evotune::testing::TempDir dir;
+  const fs::path header = dir.path() / "tuned_attention.h";
+  Ran r = run_command(evotune_binary() + " export --db " + kFixtureDb + " --out " + header.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(file_text(header).find("not re-verified: no GPU at export"), std::string::npos);
+  EXPECT_NE(file_text(header).find("bool reverified;"), std::string::npos);
+  EXPECT_NE(file_text(header).find(", false};"), std::string::npos) << "the entry's reverified field";
+}
+
+TEST(ExportHeader, BadRequestsAreOneLineErrorsAndWriteNothing) {
+  evotune::testing::TempDir dir;
+  const fs::path header = dir.path() / "tuned_attention.h";
+  Ran r = run_command(evotune_binary() + " export --db " + kFixtureDb + " --run 9 --out " + header.string());
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("no run 9"), std::string::npos) << r.output;
+  r = run_command(evotune_binary() + " export --db " + kFixtureDb + " --run 1 --best-per-problem --out " + header.string());
+  EXPECT_EQ(r.code, 2) << r.output;
+  r = run_command(evotune_binary() + " export --db " + kFixtureDb + " --format t4 --skip-verify");
+  EXPECT_EQ(r.code, 2) << r.output;
+  r = run_command(evotune_binary() + " export --db " + (dir.path() / "missing.db").string());
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_FALSE(fs::exists(header));
+}
+
+// The lookup, compiled and run: exact match; the same problem on a sibling GPU of the family; the
+// nearest problem, same device first on a tie; never another family or head dim.
+TEST(ExportHeader, LookupFallsBackToTheDeviceFamilyThenTheNearestProblem) {
+  evotune::evidence::TunedHeaderInput input;
+  input.command = "test";
+  input.tunables = {{"mma", false}, {"block_m", true}};
+  input.entries = {
+      entry("NVIDIA H100 80GB HBM3", 90, 4, 4096, 128, true, "mma_sync"),   // 0
+      entry("NVIDIA H100 80GB HBM3", 90, 1, 512, 128, false, "mma_sync"),   // 1
+      entry("NVIDIA H100 PCIe", 90, 2, 1024, 128, true, "scalar"),          // 2
+      entry("NVIDIA H100 PCIe", 90, 1, 512, 128, false, "scalar"),          // 3
+      entry("NVIDIA A100-SXM4-80GB", 80, 4, 4096, 128, true, "mma_sync"),   // 4
+      entry("NVIDIA H100 80GB HBM3", 90, 4, 4096, 64, true, "mma_sync"),    // 5
+  };
+  evotune::testing::TempDir dir;
+  {
+    std::ofstream(dir.path() / "tuned_attention.h") << evotune::evidence::render_tuned_header(input);
+    std::ofstream(dir.path() / "lookup.cpp") << R"cpp(
+#include <cstdio>
+#include "tuned_attention.h"
+using namespace evotune_tuned;
+void show(const char* device, int sm, AttentionProblem p) {
+  Lookup l = lookup(device, sm, p);
+  std::printf("%ld %s\n", l.entry ? long(l.entry - kEntries) : -1L, match_name(l.match));
+}
+int main() {
+  show("NVIDIA H100 80GB HBM3", 90, {4, 16, 16, 4096, 4096, 128, true, false});
+  show("NVIDIA H100 NVL", 90, {1, 16, 16, 512, 512, 128, false, false});
+  show("NVIDIA H100 80GB HBM3", 90, {2, 16, 16, 1024, 1024, 128, true, false});
+  show("NVIDIA H100 80GB HBM3", 90, {8, 16, 16, 4096, 4096, 128, true, false});
+  show("NVIDIA H100 PCIe", 90, {1, 16, 16, 512, 512, 128, false, false});
+  show("NVIDIA A100-SXM4-40GB", 80, {1, 16, 16, 512, 512, 128, false, false});
+  show("NVIDIA H100 80GB HBM3", 90, {4, 16, 16, 4096, 4096, 64, false, false});
+  show("NVIDIA L4", 89, {4, 16, 16, 4096, 4096, 128, true, false});
+  show("NVIDIA H100 80GB HBM3", 90, {1, 16, 16, 4096, 4096, 256, true, false});
+}
+)cpp";
+  }
+  Ran build = run_command("g++ -std=c++17 -Wall -Wextra -Werror -I" + dir.path().string() + " " +
+                          (dir.path() / "lookup.cpp").string() + " -o " + (dir.path() / "lookup").string());
+  ASSERT_EQ(build.code, 0) << build.output;
+  Ran r = run_command((dir.path() / "lookup").string());
+  ASSERT_EQ(r.code, 0);
+  EXPECT_EQ(r.output,
+            "0 exact\n"
+            "1 same device family, same problem\n"    // sibling H100: entry 1 and 3 tie, first wins
+            "2 same device family, same problem\n"    // only the PCIe card has b2 s1024
+            "0 nearest problem\n"                     // b8: nearest is b4 on the same GPU
+            "3 exact\n"                               // same problem on two GPUs: its own first
+            "4 nearest problem\n"                     // the A100 family's only d128 entry
+            "5 nearest problem\n"                     // d64: only the d64 entry qualifies
+            "-1 none\n"                               // another family
+            "-1 none\n");                             // a head dim nobody tuned
+}
+
+TEST(Launcher, RefusesWithoutADeviceOrWithABadConfig) {
+  std::string why;
+  if (evotune::runtime::driver_available(&why)) {
+    EXPECT_THROW(evotune::AttentionLauncher("block_m=48", 128, true, false), std::exception);
+    EXPECT_THROW(evotune::AttentionLauncher("mma=scalar,q_frags=regs", 128, true, false), std::exception);
+    return;
+  }
+  try {
+    evotune::AttentionLauncher launcher("mma=mma_sync", 128, true, false);
+    FAIL() << "a launcher needs a device";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("driver"), std::string::npos) << e.what();
+  }
+}
+
+// On a GPU: export re-verifies the real search's winner (new inputs, a tail shape) and the example
+// program, built with the committed header, runs it through the launcher and passes its check.
+TEST(GpuExport, ExportReverifiesAndTheExampleRunsTheWinner) {
+  EVOTUNE_REQUIRE_GPU();
+  evotune::testing::TempDir dir;
+  const fs::path header = dir.path() / "tuned_attention.h";
+  Ran r = run_command(evotune_binary() + " export --db " + kFixtureDb + " --out " + header.string());
+  const std::string text = file_text(header);
+  if (text.find("not re-verified: no NVIDIA H100 80GB HBM3") != std::string::npos) {
+    GTEST_SKIP() << "the fixture's winner is for an H100; this GPU is another model";
+  }
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(text.find("re-verified on NVIDIA H100 80GB HBM3 at export"), std::string::npos) << text;
+  EXPECT_NE(text.find("tail shape b=1,hq=16,hkv=16,sq=4059,skv=4077"), std::string::npos) << text;
+  Ran example = run_command(EVOTUNE_EXAMPLE_BINARY);
+  EXPECT_EQ(example.code, 0) << example.output;
+  EXPECT_NE(example.output.find("PASS"), std::string::npos) << example.output;
+}
+
+TEST(Example, WithoutAGpuSaysWhyAndExitsThree) {
+  std::string why;
+  if (evotune::runtime::driver_available(&why)) GTEST_SKIP() << "this machine has a GPU (GpuExport runs the example)";
+  Ran r = run_command(EVOTUNE_EXAMPLE_BINARY);
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("no GPU"), std::string::npos) << r.output;
+}
