@@ -1,6 +1,6 @@
 // Attention configs tuned by evotune 0.1.0: the winners of searches on real GPUs.
-// Generated 2026-11-21T18:57:43Z from evidence/results/h100/issue4-search/search_fp16/search.db by:
-//   evotune export --db evidence/results/h100/issue4-search/search_fp16/search.db --best-per-problem --out examples/tuned_attention.h
+// Generated 2026-11-21T19:20:19Z from /root/out/r2/deploy/deploy.db by:
+//   evotune export --db /root/out/r2/deploy/deploy.db --run 1 --out /root/out/r2/deploy/tuned_attention.h
 // Do not edit; export again. Self-contained C++17 (no other header of evotune is needed).
 //
 // Use:
@@ -55,15 +55,18 @@ struct TunedAttention {
 };
 
 // NVIDIA H100 80GB HBM3: b=4,hq=16,hkv=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16 (sm_90)
-//   run 1 (evo, 300 trials, started 2026-11-21T18:08:58Z), trial 112: median 1027.82 us (p10 1022.56, p90 1034.98), 267.5 TFLOP/s, 261 GB/s
-//   speedup: no baseline was measured in run 1
-//   not re-verified: no GPU at export (no CUDA driver: cannot load libcuda.so.1 (libcuda.so.1: cannot open shared object file: No such file or directory))
+//   run 1 (evo, 300 trials, started 2026-11-21T19:14:53Z), trial 112: median 1024.19 us (p10 1017.86, p90 1030.43), 268.5 TFLOP/s, 262 GB/s
+//   speedup over cublas_unfused measured in run 1: 4.17x (4267.26 us)
+//   re-verified on NVIDIA H100 80GB HBM3 at export:
+//     new inputs b=4,hq=16,hkv=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16 (seed 1592590337): pass, max abs error 0.00116 <= 0.00461
+//     tail shape b=1,hq=16,hkv=16,sq=4059,skv=4077,d=128,causal=1,dtype=fp16 (seed 1592590338): pass, max abs error 0.000563 <= 0.00319
+//     re-timed: median 1033.79 us (p10 1027.33, p90 1039.78), 1.01x the search's median
 inline constexpr TunedAttention kEntry0 = {
     "NVIDIA H100 80GB HBM3", 90,
     {4, 16, 16, 4096, 4096, 128, true, false},
-    "mma=mma_sync,block_m=64,block_n=64,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=regs,min_ctas=1,overlap=off,qk_split=1",
-    {"mma_sync", 64, 64, 4, 2, "light", "swizzled", 16, "regs", 1, "off", 1},
-    1027.8239846229553, 1022.5600004196167, 1034.9760055541992, 267.5020430748756, 0, 1, 112, false};
+    "mma=mma_sync,block_m=64,block_n=64,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=regs,min_ctas=2,overlap=off,qk_split=1",
+    {"mma_sync", 64, 64, 4, 2, "light", "swizzled", 16, "regs", 2, "off", 1},
+    1024.191975593567, 1017.8560018539429, 1030.4319858551025, 268.45066389888143, 4267.264127731323, 1, 112, true};
 
 inline constexpr TunedAttention kEntries[] = {kEntry0};
 
