@@ -233,7 +233,7 @@ void add_export_command(CLI::App& app, const GlobalOptions& globals) {
       "Export results: the winners as a C++ header (re-verified on the GPU when present), or a run as CSV or Kernel "
       "Tuner T4 JSON");
   auto opt = std::make_shared<ExportOptions>();
-  cmd->add_option("--db", opt->db, "evidence database")->check(CLI::ExistingFile);
+  cmd->add_option("--db", opt->db, "evidence database (default evotune.db)")->check(CLI::ExistingFile);
   cmd->add_option("--format", opt->format, "header (default), csv or t4")
       ->check(CLI::IsMember({"header", "csv", "t4"}));
   cmd->add_option("--out,-o", opt->out,

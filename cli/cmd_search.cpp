@@ -186,15 +186,22 @@ void record_baselines(evidence::Store& store, std::int64_t run_id, search::Worke
     return;
   }
   // Parsed into a named value: a range-for over parse(...).at(...) would iterate a destroyed temporary.
-  const nlohmann::json parsed = nlohmann::json::parse(*reply);
-  for (const nlohmann::json& b : parsed.at("baselines")) {
-    evidence::BaselineRecord record = evidence::baseline_from_json(b);
+  std::vector<evidence::BaselineRecord> measured;
+  try {
+    const nlohmann::json parsed = nlohmann::json::parse(*reply);
+    for (const nlohmann::json& b : parsed.at("baselines")) measured.push_back(evidence::baseline_from_json(b));
+  } catch (const std::exception& e) {  // the trials are recorded already; a bad reply costs only the baselines
+    fmt::print(stderr, "search: unreadable baselines from the worker ({}); the run has none\n", e.what());
+    return;
+  }
+  for (const evidence::BaselineRecord& record : measured) {
     store.record_baseline(run_id, record);
     if (record.median_us) {
       fmt::print(stderr, "search: baseline {}: {:.1f} us ({:.1f} TFLOP/s)\n", record.name, *record.median_us,
                  record.tflops.value_or(0));
     } else {
-      fmt::print(stderr, "search: {}: {:.0f}\n", record.name, record.tflops ? *record.tflops : record.gbps.value_or(0));
+      fmt::print(stderr, "search: {}: {:.0f} {}\n", record.name, record.tflops ? *record.tflops : record.gbps.value_or(0),
+                 record.tflops ? "TFLOP/s" : "GB/s");
     }
   }
 }
