@@ -12,6 +12,7 @@
 #include "evidence/export_header.h"
 #include "evidence/store.h"
 #include "runtime/attention_launcher.h"
+#include "runtime/device_properties.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -225,4 +226,39 @@ TEST(Example, WithoutAGpuSaysWhyAndExitsThree) {
   Ran r = run_command(EVOTUNE_EXAMPLE_BINARY);
   EXPECT_EQ(r.code, 3) << r.output;
   EXPECT_NE(r.output.find("no GPU"), std::string::npos) << r.output;
+}
+
+// On a GPU: a winner that fails re-verification (here a config the device's validity rules reject, as a
+// database from an older evotune could hold) refuses the export: exit 1, the reason named, nothing written.
+TEST(GpuExport, AConfigThatFailsReverificationRefusesTheExport) {
+  EVOTUNE_REQUIRE_GPU();
+  evotune::testing::TempDir dir;
+  const fs::path db = dir.path() / "bad.db";
+  {
+    evotune::evidence::Store store(db.string(), evotune::evidence::Store::Mode::read_write);
+    evotune::evidence::RunInfo info;
+    info.family = "attention";
+    info.problem = "b=1,hq=4,hkv=4,sq=256,skv=256,d=64,causal=0,dtype=fp16";
+    info.problem_json = "{}";
+    info.strategy = "evo";
+    info.budget = 1;
+    info.device = evotune::runtime::query_device(0).name;
+    info.device_json = R"({"compute_capability":"9.0"})";
+    info.versions = "test";
+    const std::int64_t run = store.create_run(info);
+    evotune::evidence::TrialRecord t;
+    t.config_key = "mma=0,q_frags=1";
+    t.config = "mma=scalar,q_frags=regs";  // scalar reads Q from shared memory: invalid everywhere
+    t.status = "ok";
+    t.median_us = 10.0;
+    t.tflops = 1.0;
+    store.record_trial(run, t);
+  }
+  const fs::path header = dir.path() / "tuned_attention.h";
+  Ran r = run_command(evotune_binary() + " export --db " + db.string() + " --out " + header.string());
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("export refused"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("q_frags=regs is for mma_sync"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(header));
+  EXPECT_FALSE(fs::exists(header.string() + ".tmp"));
 }
