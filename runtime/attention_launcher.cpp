@@ -113,12 +113,9 @@ void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdev
           problem.dtype_name()));
     }
     try {
-      attention::Problem::parse(problem.to_string());  // sizes, GQA divisibility, sq <= skv
+      problem.validate();  // positive sizes, GQA divisibility, sq <= skv, grid limits
     } catch (const UsageError& e) {
       throw std::invalid_argument(std::string("attention shape: ") + e.what());
-    }
-    if (shape.hq > 65535 || shape.b > 65535) {
-      throw std::invalid_argument("attention shape: b and hq must be at most 65535 (grid dimensions)");
     }
     if (q == 0 || k == 0 || v == 0 || o == 0) throw std::invalid_argument("attention: null Q, K, V or O pointer");
     m.validated = shape;

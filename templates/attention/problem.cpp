@@ -61,13 +61,20 @@ Problem Problem::parse(std::string_view text) {
   }
   if (!have_hkv) p.hkv = p.hq;
   if (!have_skv) p.skv = p.sq;
-  if (p.hq % p.hkv != 0) throw UsageError(fmt::format("hq={} is not a multiple of hkv={}", p.hq, p.hkv));
-  if (p.sq > p.skv) throw UsageError(fmt::format("sq={} exceeds skv={}: queries attend to at most skv keys", p.sq, p.skv));
-  if (p.d != 64 && p.d != 128) throw UsageError(fmt::format("head dim d={} is not supported (64 or 128)", p.d));
-  if (std::int64_t{p.b} * p.hq > 65535LL * 65535LL || p.b > 65535 || p.hq > 65535) {
+  p.validate();
+  return p;
+}
+
+void Problem::validate() const {
+  for (const auto& [key, value] : {std::pair{"b", b}, {"hq", hq}, {"hkv", hkv}, {"sq", sq}, {"skv", skv}, {"d", d}}) {
+    if (value <= 0) throw UsageError(fmt::format("bad problem value {}={}: expected a positive integer", key, value));
+  }
+  if (hq % hkv != 0) throw UsageError(fmt::format("hq={} is not a multiple of hkv={}", hq, hkv));
+  if (sq > skv) throw UsageError(fmt::format("sq={} exceeds skv={}: queries attend to at most skv keys", sq, skv));
+  if (d != 64 && d != 128) throw UsageError(fmt::format("head dim d={} is not supported (64 or 128)", d));
+  if (std::int64_t{b} * hq > 65535LL * 65535LL || b > 65535 || hq > 65535) {
     throw UsageError("b and hq must each be at most 65535 (grid limits)");
   }
-  return p;
 }
 
 std::string Problem::to_string() const {

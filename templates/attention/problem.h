@@ -20,6 +20,9 @@ struct Problem {
   // "b=4,hq=32,hkv=8,sq=4096,skv=4096,d=128,causal=1,dtype=bf16". hkv defaults to hq, skv to sq.
   // Throws UsageError (one line) for unknown keys, bad values, hq % hkv != 0, sq > skv, unsupported d.
   static Problem parse(std::string_view text);
+  // The rules parse() enforces on the values (positive sizes, hq % hkv == 0, sq <= skv, d of 64 or 128,
+  // grid limits), for problems built field by field; throws UsageError naming the broken one.
+  void validate() const;
   std::string to_string() const;  // the canonical form parse() reads back
   bool operator==(const Problem&) const = default;
 
