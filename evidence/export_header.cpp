@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "evidence/config_text.h"
+
 namespace evotune::evidence {
 namespace {
 
@@ -26,17 +28,9 @@ std::string literal(const std::string& text) {
 std::string number(double v) { return fmt::format("{}", v); }
 
 std::map<std::string, std::string> labels_by_name(const std::string& config_text) {
-  std::map<std::string, std::string> out;
-  std::size_t start = 0;
-  while (start < config_text.size()) {
-    std::size_t comma = config_text.find(',', start);
-    if (comma == std::string::npos) comma = config_text.size();
-    const std::string item = config_text.substr(start, comma - start);
-    const std::size_t eq = item.find('=');
-    if (eq != std::string::npos) out[item.substr(0, eq)] = item.substr(eq + 1);
-    start = comma + 1;
-  }
-  return out;
+  auto pairs = split_config_text(config_text);
+  if (!pairs) throw std::invalid_argument(fmt::format("config '{}' is not name=label,...", config_text));
+  return {pairs->begin(), pairs->end()};
 }
 
 // Include guards, not #pragma once: the header must also compile as a main file without a warning.

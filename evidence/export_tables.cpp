@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "evidence/config_text.h"
+
 namespace evotune::evidence {
 namespace {
 
@@ -42,21 +44,12 @@ std::string number(const std::optional<double>& v) { return v ? number(*v) : std
 
 // A trial's config text, "name=label,name=label,...", as (name, label) pairs in order.
 std::vector<std::pair<std::string, std::string>> config_labels(const TrialRecord& trial, std::int64_t run_id) {
-  std::vector<std::pair<std::string, std::string>> pairs;
-  if (trial.config.empty()) return pairs;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t end = trial.config.find(',', start);
-    std::string item = trial.config.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    std::size_t equals = item.find('=');
-    if (equals == std::string::npos || equals == 0) {
-      throw StoreError(fmt::format("trial {} of run {} has a config that is not name=value,...: '{}'", trial.seq,
-                                   run_id, trial.config));
-    }
-    pairs.emplace_back(item.substr(0, equals), item.substr(equals + 1));
-    if (end == std::string::npos) return pairs;
-    start = end + 1;
+  auto pairs = split_config_text(trial.config);
+  if (!pairs) {
+    throw StoreError(fmt::format("trial {} of run {} has a config that is not name=value,...: '{}'", trial.seq,
+                                 run_id, trial.config));
   }
+  return std::move(*pairs);
 }
 
 // ---- T4 --------------------------------------------------------------------------------------------------

@@ -17,6 +17,8 @@
 #include <numbers>
 #include <string_view>
 
+#include "evidence/config_text.h"
+
 namespace evotune::evidence {
 
 ReportInput gather_report_input(const Store& store, std::int64_t run_id, int top_k) {
@@ -158,17 +160,7 @@ std::optional<double> as_number(std::string_view text) {
 // "name=label,name=label" as the store keeps configs; empty when the text is not of that form (a
 // family that stores configs differently simply gets no per-tunable panels).
 std::vector<std::pair<std::string, std::string>> parse_config(std::string_view config) {
-  std::vector<std::pair<std::string, std::string>> parts;
-  while (!config.empty()) {
-    const std::size_t comma = config.find(',');
-    const std::string_view part = config.substr(0, comma);
-    const std::size_t equals = part.find('=');
-    if (equals == std::string_view::npos || equals == 0) return {};
-    parts.emplace_back(std::string(part.substr(0, equals)), std::string(part.substr(equals + 1)));
-    if (comma == std::string_view::npos) break;
-    config.remove_prefix(comma + 1);
-  }
-  return parts;
+  return split_config_text(config).value_or(std::vector<std::pair<std::string, std::string>>{});
 }
 
 // Seconds since the epoch of a store timestamp ("2026-11-21T18:08:58Z", optionally with fractional
