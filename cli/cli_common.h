@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "evidence/store.h"
 #include "runtime/cubin_cache.h"
 #include "runtime/nvrtc_compiler.h"
 
@@ -30,6 +31,15 @@ class CompilerStack {
 };
 
 std::filesystem::path cache_dir(const GlobalOptions& options);
+
+// The run a reading command works on: `requested` when given (UsageError when the database lacks it),
+// else the latest (UsageError when there is none).
+std::int64_t requested_or_latest_run(const evidence::Store& store, std::int64_t requested, const std::string& db);
+// Writes `text` next to `path` and renames it into place, so a reader never sees half a file and a failed
+// write leaves an earlier file untouched; "-" (or empty) writes to standard output.
+void write_output_file(const std::string& path, const std::string& text);
+// Now, UTC, ISO 8601 to the second: "2026-11-21T19:03:47Z".
+std::string utc_timestamp();
 
 void add_devices_command(CLI::App& app, const GlobalOptions& globals);
 void add_cache_command(CLI::App& app, const GlobalOptions& globals);

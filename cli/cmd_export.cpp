@@ -5,11 +5,6 @@
 //   --format t4                a run as a Kernel Tuner T4 results document
 #include <fmt/format.h>
 
-#include <chrono>
-#include <ctime>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -40,40 +35,6 @@ struct ExportOptions {
   bool skip_verify = false;
 };
 
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
-}
-
-// Written next to the target and renamed into place: a reader never sees half a header, and a failed
-// export leaves an earlier file untouched.
-void write_file(const std::string& path, const std::string& text) {
-  if (path.empty() || path == "-") {
-    std::cout << text;
-    return;
-  }
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}", temporary));
-    out << text;
-    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", temporary));
-  }
-  std::filesystem::rename(temporary, path);
-}
-
-std::int64_t pick_run(const evidence::Store& store, std::int64_t requested, const std::string& db) {
-  if (requested != 0) {
-    if (!store.run_info(requested)) throw UsageError(fmt::format("no run {} in {}", requested, db));
-    return requested;
-  }
-  std::optional<std::int64_t> latest = store.latest_run();
-  if (!latest) throw UsageError(fmt::format("{} holds no runs", db));
-  return *latest;
-}
-
 // "9.0" -> 90, from the device properties a run recorded.
 int sm_of(const std::string& device_json) {
   const std::string cc = nlohmann::json::parse(device_json.empty() ? "{}" : device_json).value("compute_capability", "");
@@ -86,10 +47,9 @@ int sm_of(const std::string& device_json) {
 std::vector<evidence::Store::RunBest> winners(const evidence::Store& store, const ExportOptions& opt) {
   std::vector<evidence::Store::RunBest> all = store.best_of_each_run("attention");
   if (opt.run != 0) {
-    std::optional<evidence::RunInfo> info = store.run_info(opt.run);
-    if (!info) throw UsageError(fmt::format("no run {} in {}", opt.run, opt.db));
-    if (info->family != "attention") {
-      throw UsageError(fmt::format("run {} is a {} run; only attention runs export as a header", opt.run, info->family));
+    const evidence::RunInfo info = *store.run_info(requested_or_latest_run(store, opt.run, opt.db));
+    if (info.family != "attention") {
+      throw UsageError(fmt::format("run {} is a {} run; only attention runs export as a header", opt.run, info.family));
     }
     for (const auto& r : all) {
       if (r.run_id == opt.run) return {r};
@@ -163,7 +123,7 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
   input.command = fmt::format("evotune export --db {} {} --out {}{}", opt.db,
                               opt.run != 0 ? fmt::format("--run {}", opt.run) : std::string("--best-per-problem"),
                               opt.out, opt.skip_verify ? " --skip-verify" : "");
-  input.generated_at = utc_now();
+  input.generated_at = utc_timestamp();
   input.database = opt.db;
   input.evotune_version = EVOTUNE_VERSION;
   for (const Parameter& p : attention::parameters()) input.tunables.emplace_back(p.name, !p.categorical());
@@ -220,7 +180,7 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
                                          opt.out, fmt::join(failures, " | ")));
   }
   if (input.entries.empty()) throw UsageError(fmt::format("nothing in {} to export", opt.db));
-  write_file(opt.out, evidence::render_tuned_header(input));
+  write_output_file(opt.out, evidence::render_tuned_header(input));
   fmt::print(stderr, "export: wrote {} ({} {})\n", opt.out, input.entries.size(),
              input.entries.size() == 1 ? "entry" : "entries");
 }
@@ -258,12 +218,12 @@ void add_export_command(CLI::App& app, const GlobalOptions& globals) {
     evidence::Store store(opt->db, evidence::Store::Mode::read_only);
     if (opt->format == "csv" && opt->table == "evo_log") {
       std::optional<std::int64_t> run;
-      if (opt->run != 0) run = pick_run(store, opt->run, opt->db);
-      write_file(opt->out, evidence::evo_log_csv(store, run));
+      if (opt->run != 0) run = requested_or_latest_run(store, opt->run, opt->db);
+      write_output_file(opt->out, evidence::evo_log_csv(store, run));
       return;
     }
-    const std::int64_t run_id = pick_run(store, opt->run, opt->db);
-    write_file(opt->out, opt->format == "csv" ? evidence::trials_csv(store, run_id)
+    const std::int64_t run_id = requested_or_latest_run(store, opt->run, opt->db);
+    write_output_file(opt->out, opt->format == "csv" ? evidence::trials_csv(store, run_id)
                                               : evidence::t4_results(store, run_id).dump(2) + "\n");
     if (!opt->out.empty() && opt->out != "-") fmt::print(stderr, "export: wrote run {} to {}\n", run_id, opt->out);
   });

@@ -1,9 +1,5 @@
 // evotune report: one self-contained HTML page about a run of the evidence database (read only).
-#include <fmt/chrono.h>
 #include <fmt/format.h>
-
-#include <ctime>
-#include <fstream>
 
 #include "cli/cli_common.h"
 #include "evidence/report.h"
@@ -30,26 +26,15 @@ void add_report_command(CLI::App& app, const GlobalOptions&) {
   report->add_option("-o,--out", options->out, "the HTML file to write")->required();
   report->callback([options] {
     evidence::Store store(options->db, evidence::Store::Mode::read_only);
-    std::int64_t run = options->run;
-    if (run == 0) {
-      std::optional<std::int64_t> latest = store.latest_run();
-      if (!latest) throw UsageError(fmt::format("{} holds no runs", options->db));
-      run = *latest;
-    }
-    if (!store.run_info(run))
-      throw UsageError(
-          fmt::format("{} holds no run {} (see evotune runs --db {})", options->db, run, options->db));
+    const std::int64_t run = requested_or_latest_run(store, options->run, options->db);
 
     evidence::ReportInput input = evidence::gather_report_input(store, run, options->top);
     input.db_path = options->db;
     input.output_path = options->out;
-    input.generated_at = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
+    input.generated_at = utc_timestamp();
     const std::string html = evidence::render_report_html(input);
 
-    std::ofstream file(options->out, std::ios::binary | std::ios::trunc);
-    file << html;
-    file.close();
-    if (!file) throw std::runtime_error(fmt::format("cannot write {}", options->out));
+    write_output_file(options->out, html);
     fmt::print(stderr, "evotune: wrote {} (run {}, {} trials, {} KiB)\n", options->out, run,
                input.trials.size(), (html.size() + 1023) / 1024);
   });
