@@ -23,6 +23,15 @@ std::string describe_exit(int status) {
   return "worker stopped";
 }
 
+// The first complete line in `buffer` (without its newline), removed from it; nullopt while none is.
+std::optional<std::string> take_line(std::string& buffer) {
+  const std::size_t newline = buffer.find('\n');
+  if (newline == std::string::npos) return std::nullopt;
+  std::string line = buffer.substr(0, newline);
+  buffer.erase(0, newline + 1);
+  return line;
+}
+
 }  // namespace
 
 WorkerPool::WorkerPool(std::vector<WorkerCommand> commands, std::chrono::milliseconds timeout) : timeout_(timeout) {
@@ -123,12 +132,7 @@ std::optional<std::string> WorkerPool::ask(std::size_t index, const std::string&
   }
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   for (;;) {
-    std::size_t newline = w.buffer.find('\n');
-    if (newline != std::string::npos) {
-      std::string reply = w.buffer.substr(0, newline);
-      w.buffer.erase(0, newline + 1);
-      return reply;
-    }
+    if (std::optional<std::string> reply = take_line(w.buffer)) return reply;
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       failed(w, "timeout", "no reply");
@@ -206,12 +210,10 @@ std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<
           continue;
         }
         w.buffer.append(chunk, static_cast<std::size_t>(n));
-        std::size_t newline = w.buffer.find('\n');
-        if (newline == std::string::npos) continue;
-        std::string line = w.buffer.substr(0, newline);
-        w.buffer.erase(0, newline + 1);
+        std::optional<std::string> line = take_line(w.buffer);
+        if (!line) continue;
         try {
-          nlohmann::json reply = nlohmann::json::parse(line);
+          nlohmann::json reply = nlohmann::json::parse(*line);
           results[f.index] = evidence::trial_from_json(reply.at("trial"));
           const evidence::TrialRecord& t = results[f.index];
           if (t.status == "ok" && t.median_us && (!best_us_ || *t.median_us < *best_us_)) best_us_ = t.median_us;
