@@ -31,7 +31,7 @@ class Strategy {
 };
 
 // Tuning knobs of the evolutionary strategy; the defaults were chosen by replay on the T4 spaces in
-// shared/data/t4 (see README: "Choosing the evo defaults").
+// tests/data/t4 (see README: "Choosing the evo defaults").
 struct EvoOptions {
   int population = 10;          // mu: elites kept
   int initial = 14;             // random configs in generation 0 (besides historical seeds)

@@ -216,7 +216,7 @@ TEST(Store, ALockedDatabaseIsAClearErrorAndLosesNothing) {
 // budget, and ends with exactly the trials an uninterrupted run records.
 TEST(Resume, SearchKilledMidRunResumesExactly) {
   const std::string t4 = std::string(EVOTUNE_T4_DIR) + "/convolution_milo_A4000_T4.json.gz";
-  if (!std::filesystem::exists(t4)) GTEST_SKIP() << "shared T4 data not found at " << t4;
+  ASSERT_TRUE(std::filesystem::exists(t4)) << "test fixture missing: " << t4;
   evotune::testing::TempDir dir;
   const std::string db = (dir.path() / "e.db").string();
   // --history 0: the second, uninterrupted run must not start from the first run's best.
@@ -244,7 +244,7 @@ TEST(Resume, SearchKilledMidRunResumesExactly) {
 // resumed stops at exactly the same trial); --max-minutes leaves it `interrupted` and resumable.
 TEST(Resume, StagnationAndWallTimeStopsAreExactAndResumable) {
   const std::string t4 = std::string(EVOTUNE_T4_DIR) + "/dedispersion_milo_A100_T4.json.gz";
-  if (!std::filesystem::exists(t4)) GTEST_SKIP() << "shared T4 data not found at " << t4;
+  ASSERT_TRUE(std::filesystem::exists(t4)) << "test fixture missing: " << t4;
   evotune::testing::TempDir dir;
   const std::string db = (dir.path() / "s.db").string();
   const std::string common =
@@ -285,7 +285,7 @@ TEST(Resume, StagnationAndWallTimeStopsAreExactAndResumable) {
 // Parallel workers give the same run as in-process evaluation.
 TEST(Workers, CrashesAndHangsAreRecordedAndTheRunFinishes) {
   const std::string t4 = std::string(EVOTUNE_T4_DIR) + "/convolution_milo_A4000_T4.json.gz";
-  if (!std::filesystem::exists(t4)) GTEST_SKIP() << "shared T4 data not found at " << t4;
+  ASSERT_TRUE(std::filesystem::exists(t4)) << "test fixture missing: " << t4;
   evotune::testing::TempDir dir;
   const std::string db = (dir.path() / "w.db").string();
   const std::string base = "search --replay " + t4 + " --strategy evo --budget 30 --seed 2 --history 0 --db " + db;
@@ -341,7 +341,7 @@ TEST(CompileOnly, RecordsEveryConfigWithItsResources) {
 // Historical solutions: a new evo search on a problem already searched starts from the earlier best.
 TEST(History, EvoStartsFromTheBestOfEarlierRuns) {
   const std::string t4 = std::string(EVOTUNE_T4_DIR) + "/convolution_milo_A100_T4.json.gz";
-  if (!std::filesystem::exists(t4)) GTEST_SKIP() << "shared T4 data not found at " << t4;
+  ASSERT_TRUE(std::filesystem::exists(t4)) << "test fixture missing: " << t4;
   evotune::testing::TempDir dir;
   const std::string db = (dir.path() / "h.db").string();
   ASSERT_EQ(run_cli("search --replay " + t4 + " --strategy random --budget 40 --seed 9 --db " + db), 0);

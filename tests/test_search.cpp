@@ -201,7 +201,7 @@ TEST(T4, LoadsPlainJsonWithCategoricalValuesAndRejectsBadFiles) {
 
 TEST(Replay, CountsEveryEvaluationAgainstTheBudget) {
   auto path = t4_dir() / "convolution_milo_A100_T4.json.gz";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared T4 data not found at " << path;
+  ASSERT_TRUE(std::filesystem::exists(path)) << "test fixture missing: " << path;
   T4Space t = T4Space::load(path);
   EXPECT_EQ(t.results().size(), 4362u);
   EXPECT_EQ(t.valid_count(), 4201u);
@@ -218,7 +218,7 @@ TEST(Replay, EvoBeatsRandomOnEveryRecordedSpace) {
   for (const char* file : {"convolution_milo_A100_T4.json.gz", "convolution_milo_A4000_T4.json.gz",
                            "dedispersion_milo_A100_T4.json.gz"}) {
     auto path = t4_dir() / file;
-    if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared T4 data not found at " << path;
+    ASSERT_TRUE(std::filesystem::exists(path)) << "test fixture missing: " << path;
     T4Space t = T4Space::load(path);
     StrategyScore random = score_strategy(t, "random", 100, 60);
     StrategyScore evo = score_strategy(t, "evo", 100, 60);
