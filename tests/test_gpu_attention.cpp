@@ -15,6 +15,7 @@
 #include "runtime/compile_pool.h"
 #include "runtime/cubin_cache.h"
 #include "runtime/device_properties.h"
+#include "runtime/float16.h"
 #include "templates/attention/attention_family.h"
 #include "tests/test_support.h"
 
@@ -43,6 +44,18 @@ void run_kernel(GpuFixture& f, const runtime::CompileResult& compiled, const Con
   kernel.launch(ws.params(true), f.stream);
 }
 
+// The GPU check and the host check it replaced read the same figures off the same output.
+void expect_same_verdict(const harness::AttentionCheck& gpu, const harness::AttentionCheck& host,
+                         const std::string& what) {
+  EXPECT_EQ(gpu.passed, host.passed) << what << ": gpu '" << gpu.reason << "', host '" << host.reason << "'";
+  EXPECT_EQ(gpu.reason, host.reason) << what;
+  EXPECT_EQ(gpu.nan_count, host.nan_count) << what;
+  EXPECT_EQ(gpu.max_abs_error, host.max_abs_error) << what;  // the same doubles, max is order-free
+  EXPECT_EQ(gpu.lse_max_error, host.lse_max_error) << what;
+  EXPECT_EQ(gpu.tolerance, host.tolerance) << what;
+  EXPECT_NEAR(gpu.rel_l2_error, host.rel_l2_error, 1e-9 + 1e-9 * host.rel_l2_error) << what;  // sums: order differs
+}
+
 }  // namespace
 
 TEST(GpuAttention, ReferenceMatchesCpuFp64) {
@@ -55,9 +68,10 @@ TEST(GpuAttention, ReferenceMatchesCpuFp64) {
     harness::AttentionWorkspace ws(p, f.compiler, f.target, 11, f.stream);
     harness::CpuAttention cpu = harness::cpu_attention_fp64(p, ws.download_input('q'), ws.download_input('k'),
                                                             ws.download_input('v'));
+    const std::vector<float> ref_out = ws.reference_out(), ref_lse = ws.reference_lse();
     double max_out = 0, max_lse = 0;
-    for (std::size_t i = 0; i < cpu.out.size(); ++i) max_out = std::max(max_out, std::abs(cpu.out[i] - ws.reference_out()[i]));
-    for (std::size_t i = 0; i < cpu.lse.size(); ++i) max_lse = std::max(max_lse, std::abs(cpu.lse[i] - ws.reference_lse()[i]));
+    for (std::size_t i = 0; i < cpu.out.size(); ++i) max_out = std::max(max_out, std::abs(cpu.out[i] - ref_out[i]));
+    for (std::size_t i = 0; i < cpu.lse.size(); ++i) max_lse = std::max(max_lse, std::abs(cpu.lse[i] - ref_lse[i]));
     // fp32 accumulation over at most a few hundred terms of O(1) values.
     EXPECT_LT(max_out, 2e-5) << text;
     EXPECT_LT(max_lse, 2e-5) << text;
@@ -130,6 +144,7 @@ TEST(GpuAttention, EveryFeatureMatchesTheReferenceForBothMainloops) {
     run_kernel(f, result, config, p, *ws);
     harness::AttentionCheck check = ws->check(f.stream, true);
     EXPECT_TRUE(check.passed) << c.problem << " | " << c.config << ": " << check.reason;
+    expect_same_verdict(check, ws->check_on_host(f.stream, true), c.problem + " | " + c.config);
     EXPECT_GT(check.same_precision_error, 0.0) << "the tolerance must come from a real same-precision error";
     EXPECT_LT(check.rel_l2_error, p.dtype == attention::DType::fp16 ? 2e-3 : 1.5e-2) << c.problem << " | " << c.config;
   }
@@ -155,8 +170,68 @@ TEST(GpuAttention, TheCheckFailsWhenItShould) {
   harness::AttentionCheck wrong = ws.check(f.stream, true);
   EXPECT_FALSE(wrong.passed);
   EXPECT_GT(wrong.max_abs_error, 10 * wrong.tolerance);
+  expect_same_verdict(unwritten, ws.check_on_host(f.stream, true), "unwritten");
+  expect_same_verdict(wrong, ws.check_on_host(f.stream, true), "non-causal kernel");
   // New inputs: the same (correct) kernel still passes on them, and results differ from the old ones.
   std::vector<float> before = ws.reference_out();
   ws.reseed(99, f.stream);
   EXPECT_NE(before, ws.reference_out());
+}
+
+// The GPU check against the host check on planted failures: a correct output, then one NaN, one element
+// pushed past the tolerance, one element inside it, a NaN LSE, an LSE off by more than its tolerance.
+// Each verdict and figure must be the same from both.
+TEST(GpuAttention, GpuCheckAndHostCheckAgreeOnPlantedFailures) {
+  EVOTUNE_REQUIRE_GPU();
+  GpuFixture f;
+  for (const char* text : {"b=2,hq=8,hkv=2,sq=300,skv=517,d=128,causal=1,dtype=bf16", "b=1,hq=4,sq=1000,d=64,dtype=fp16"}) {
+    const Problem p = Problem::parse(text);
+    harness::AttentionWorkspace ws(p, f.compiler, f.target, 21, f.stream);
+    const Config config = attention::parse_config("block_m=64,block_n=64,warps=4");
+    runtime::CompileRequest request = attention::compile_request(config, p, f.target);
+    run_kernel(f, f.compiler.compile(request), config, p, ws);
+    const harness::AttentionCheck good = ws.check(f.stream, true);
+    EXPECT_TRUE(good.passed) << text << ": " << good.reason;
+    expect_same_verdict(good, ws.check_on_host(f.stream, true), std::string(text) + " correct");
+    const std::vector<std::uint16_t> out = ws.o().download_as<std::uint16_t>(static_cast<std::size_t>(p.q_elements()));
+    const std::vector<float> lse = ws.download_lse();
+    const bool fp16 = p.dtype == attention::DType::fp16;
+    auto encode = [&](float x) { return fp16 ? runtime::float_to_half_bits(x) : runtime::float_to_bf16_bits(x); };
+    auto decode = [&](std::uint16_t b) { return fp16 ? runtime::half_bits_to_float(b) : runtime::bf16_bits_to_float(b); };
+    auto with_output = [&](std::size_t index, float value, const std::string& what) {
+      std::vector<std::uint16_t> planted = out;
+      planted[index] = encode(value);
+      ws.o().upload(std::span<const std::uint16_t>(planted));
+      ws.lse().upload(std::span<const float>(lse));
+      const harness::AttentionCheck gpu = ws.check(f.stream, true);
+      expect_same_verdict(gpu, ws.check_on_host(f.stream, true), std::string(text) + " " + what);
+      return gpu;
+    };
+    auto with_lse = [&](std::size_t index, float value, const std::string& what) {
+      std::vector<float> planted = lse;
+      planted[index] = value;
+      ws.o().upload(std::span<const std::uint16_t>(out));
+      ws.lse().upload(std::span<const float>(planted));
+      const harness::AttentionCheck gpu = ws.check(f.stream, true);
+      expect_same_verdict(gpu, ws.check_on_host(f.stream, true), std::string(text) + " " + what);
+      return gpu;
+    };
+    const std::size_t middle = out.size() / 2 + 7, last = out.size() - 1;
+    const harness::AttentionCheck nan = with_output(middle, NAN, "one NaN");
+    EXPECT_FALSE(nan.passed);
+    EXPECT_EQ(nan.nan_count, 1);
+    EXPECT_FALSE(with_output(last, INFINITY, "one inf").passed);
+    const harness::AttentionCheck far = with_output(last, decode(out[last]) + 4 * static_cast<float>(good.tolerance), "one far");
+    EXPECT_FALSE(far.passed);
+    EXPECT_GT(far.max_abs_error, 3 * far.tolerance);
+    // Within the rounding of one ulp of the element type: still passes.
+    const harness::AttentionCheck near = with_output(middle, decode(out[middle]), "unchanged element");
+    EXPECT_TRUE(near.passed) << near.reason;
+    const harness::AttentionCheck lse_nan = with_lse(3, NAN, "NaN LSE");
+    EXPECT_FALSE(lse_nan.passed);
+    EXPECT_EQ(lse_nan.nan_count, 1);
+    const harness::AttentionCheck lse_off = with_lse(lse.size() - 1, lse.back() + 0.01f, "LSE off by 0.01");
+    EXPECT_FALSE(lse_off.passed);
+    EXPECT_NE(lse_off.reason.find("LSE"), std::string::npos) << lse_off.reason;
+  }
 }
