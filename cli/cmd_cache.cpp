@@ -15,9 +15,10 @@ void add_cache_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_subcommand("info", "Print the number of entries and their size")->callback([&globals] {
     runtime::CubinCache cache(cache_dir(globals));
     runtime::CacheStats s = cache.stats();
-    fmt::print("{}: {} entries, {:.1f} MiB\n", cache.dir().string(), s.entries, s.bytes / 1048576.0);
+    fmt::print("{}: {} entries, {} recorded compile failures, {:.1f} MiB\n", cache.dir().string(), s.entries,
+               s.failures, s.bytes / 1048576.0);
   });
-  cmd->add_subcommand("clear", "Delete every cached compile result")->callback([&globals] {
+  cmd->add_subcommand("clear", "Delete every cached compile result (kernels and recorded failures)")->callback([&globals] {
     runtime::CubinCache cache(cache_dir(globals));
     fmt::print("removed {} entries from {}\n", cache.clear(), cache.dir().string());
   });

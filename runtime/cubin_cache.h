@@ -3,14 +3,17 @@
 // (Compiler::cache_identity: source, headers, every option, NVRTC version, target).
 //
 // One file per entry, <dir>/<key[0:2]>/<key>.cubin, holding a JSON header (lowered names, resources,
-// log) followed by the CUBIN bytes. Writers write a private temporary file and rename(2) it into place,
-// so concurrent writers (threads or processes) never leave a torn entry; a reader that meets a damaged
-// entry treats it as a miss and the next compile replaces it.
+// log, the build's NVRTC time) followed by the CUBIN bytes. A request that does not compile, or whose
+// compile ran past its time limit, has a <key>.failed entry instead (JSON: what happened, the message and
+// the full log), so it is never compiled twice. Writers write a private temporary file and rename(2) it
+// into place, so concurrent writers (threads or processes) never leave a torn entry; a reader that meets a
+// damaged entry treats it as a miss and the next compile replaces it.
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "runtime/nvrtc_compiler.h"
 
@@ -20,8 +23,19 @@ namespace evotune::runtime {
 std::filesystem::path default_cache_dir();
 
 struct CacheStats {
-  std::uint64_t entries = 0;
+  std::uint64_t entries = 0;   // compiled kernels
+  std::uint64_t failures = 0;  // requests recorded as not compiling (or timing out)
   std::uint64_t bytes = 0;
+};
+
+// A compile that did not produce a kernel, as the cache keeps it.
+struct CompileFailure {
+  enum class Kind { error, timeout };
+  Kind kind = Kind::error;
+  std::string message;  // CompileError::what()
+  std::string log;      // the full NVRTC log
+  double compile_seconds = 0;
+  double limit_seconds = 0;  // timeouts: the limit the compile ran into
 };
 
 class CubinCache {
@@ -29,33 +43,43 @@ class CubinCache {
   explicit CubinCache(std::filesystem::path dir);
 
   std::optional<CompileResult> load(const std::string& key) const;
+  // Also removes a failure entry of the key (a timeout that a longer limit got past).
   void store(const std::string& key, const CompileResult& result) const;
-  // Removes every entry (and stray temporary files); returns how many entries were removed.
+  std::optional<CompileFailure> load_failure(const std::string& key) const;
+  void store_failure(const std::string& key, const CompileFailure& failure) const;
+  // Removes every entry, failures included (and stray temporary files); returns how many were removed.
   std::uint64_t clear() const;
   CacheStats stats() const;
   const std::filesystem::path& dir() const { return dir_; }
 
  private:
-  std::filesystem::path entry_path(const std::string& key) const;
+  std::filesystem::path entry_path(const std::string& key, std::string_view suffix) const;
+  void write_atomically(const std::filesystem::path& path, const std::string& bytes) const;
   std::filesystem::path dir_;
 };
 
-// A Compiler that answers from the cache when it can and fills it when it cannot.
+// A Compiler that answers from the cache when it can and fills it when it cannot. Compile errors are
+// cached and rethrown (CompileError::from_cache()); a timeout is answered from the cache when the inner
+// compiler's limit is no longer than the one recorded.
 class CachingCompiler : public Compiler {
  public:
   CachingCompiler(Compiler& inner, const CubinCache& cache) : inner_(inner), cache_(cache) {}
 
   CompileResult compile(const CompileRequest& request) override;
   std::string cache_identity(const CompileRequest& request) const override { return inner_.cache_identity(request); }
+
+  std::optional<double> time_limit_seconds() const override { return inner_.time_limit_seconds(); }
   std::string key(const CompileRequest& request) const;
 
-  int hits() const { return hits_.load(); }
+  int hits() const { return hits_.load(); }            // kernels answered from the cache
+  int failure_hits() const { return failure_hits_.load(); }  // failures answered from the cache
   int misses() const { return misses_.load(); }
 
  private:
   Compiler& inner_;
   const CubinCache& cache_;
   std::atomic<int> hits_{0};
+  std::atomic<int> failure_hits_{0};
   std::atomic<int> misses_{0};
 };
 

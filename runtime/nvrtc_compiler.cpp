@@ -11,6 +11,8 @@
 #include <regex>
 #include <sstream>
 
+#include "runtime/sha256.h"
+
 #ifndef EVOTUNE_BUILD_CUDA_INCLUDE
 #define EVOTUNE_BUILD_CUDA_INCLUDE ""
 #endif
@@ -160,6 +162,10 @@ int cubin_compute_capability(const std::vector<char>& cubin) {
   return static_cast<int>((flags >> 8) & 0xffu);
 }
 
+std::string cache_key(const Compiler& compiler, const CompileRequest& request) {
+  return sha256_hex(compiler.cache_identity(request));
+}
+
 NvrtcCompiler::NvrtcCompiler() : NvrtcCompiler(find_cuda_include_dir(default_cuda_include_candidates())) {}
 
 NvrtcCompiler::NvrtcCompiler(fs::path cuda_include_dir) : cuda_include_dir_(std::move(cuda_include_dir)) {}
@@ -227,7 +233,7 @@ CompileResult NvrtcCompiler::compile(const CompileRequest& request) {
   result.log = program_log(*program);
   if (status != NVRTC_SUCCESS) {
     throw CompileError(fmt::format("NVRTC could not compile {}: {}\n{}", label, nvrtcGetErrorString(status), result.log),
-                       result.log);
+                       result.log, result.compile_seconds);
   }
 
   std::size_t cubin_size = 0;

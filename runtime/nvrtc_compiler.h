@@ -10,6 +10,7 @@
 #include <atomic>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -48,22 +49,40 @@ struct CompileResult {
   std::map<std::string, std::string> lowered_names;  // name expression -> mangled kernel name
   std::map<std::string, ResourceUsage> resources;    // mangled kernel name -> report
   std::string log;
-  double compile_seconds = 0.0;  // NVRTC time; 0 for a cache hit's own lookup
-  bool from_cache = false;
+  double compile_seconds = 0.0;  // NVRTC time of the build (for a cache hit: recorded when it was built)
+  bool from_cache = false;       // true: answered from the disk cache, no compile ran now
 
   const std::string& lowered(const std::string& name_expression) const;
   // The resource report of the kernel a name expression lowered to.
   const ResourceUsage& resources_of(const std::string& name_expression) const;
 };
 
-// A failed compile; what() holds the label, target and the full NVRTC log.
+// A failed compile: the source does not compile for the target. what() holds the label, target and the
+// full NVRTC log. Such a failure is a property of the request, so the cache keeps it too.
 class CompileError : public std::runtime_error {
  public:
-  CompileError(const std::string& message, std::string log) : std::runtime_error(message), log_(std::move(log)) {}
+  CompileError(const std::string& message, std::string log, double compile_seconds = 0.0, bool from_cache = false)
+      : std::runtime_error(message), log_(std::move(log)), compile_seconds_(compile_seconds), from_cache_(from_cache) {}
   const std::string& log() const { return log_; }
+  double compile_seconds() const { return compile_seconds_; }  // spent before it failed
+  bool from_cache() const { return from_cache_; }              // a failure recorded earlier, not compiled now
 
  private:
   std::string log_;
+  double compile_seconds_;
+  bool from_cache_;
+};
+
+// A compile stopped at its time limit (compiles in processes can be stopped; see compile_processes.h).
+// Cached with its limit: a later compile under the same or a shorter limit is answered from the cache.
+class CompileTimeout : public CompileError {
+ public:
+  CompileTimeout(const std::string& message, double limit_seconds, bool from_cache = false)
+      : CompileError(message, "", limit_seconds, from_cache), limit_seconds_(limit_seconds) {}
+  double limit_seconds() const { return limit_seconds_; }
+
+ private:
+  double limit_seconds_;
 };
 
 class Compiler {
@@ -73,7 +92,12 @@ class Compiler {
   // A string that determines the output completely (source, headers, every option, compiler version,
   // target): the cache key is its hash.
   virtual std::string cache_identity(const CompileRequest& request) const = 0;
+  // The time limit of one compile, when this compiler enforces one (it then throws CompileTimeout).
+  virtual std::optional<double> time_limit_seconds() const { return std::nullopt; }
 };
+
+// The cubin cache's key of a request: SHA-256 (hex) of the compiler's cache identity.
+std::string cache_key(const Compiler& compiler, const CompileRequest& request);
 
 // Candidate CUDA include directories, in the order searched: $CUDA_HOME, $CUDA_PATH, the nvcc on
 // $PATH, /usr/local/cuda, and the toolkit this binary was built against.

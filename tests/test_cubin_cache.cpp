@@ -152,3 +152,94 @@ TEST(CubinCache, DefaultDirectoryFollowsEnvironment) {
   unsetenv("EVOTUNE_CACHE_DIR");
   if (saved_home) setenv("HOME", home.c_str(), 1);
 }
+
+// A request that does not compile is recorded with its log and answered from the cache afterwards:
+// never compiled twice, in this process or the next. A kernel's hit reports its build's NVRTC time.
+TEST(CubinCache, CompileErrorsAreCachedWithTheirLogAndNotCompiledAgain) {
+  TempDir dir;
+  NvrtcCompiler nvrtc;
+  CubinCache cache(dir.path());
+  CachingCompiler compiler(nvrtc, cache);
+  CompileRequest bad = sample_request();
+  bad.source += "\nthis_is_not_cuda;\n";
+  std::string first_message, first_log;
+  try {
+    compiler.compile(bad);
+    FAIL() << "the request must not compile";
+  } catch (const CompileError& e) {
+    EXPECT_FALSE(e.from_cache());
+    EXPECT_GT(e.compile_seconds(), 0.0);
+    first_message = e.what();
+    first_log = e.log();
+  }
+  EXPECT_NE(first_log.find("this_is_not_cuda"), std::string::npos) << first_log;
+  EXPECT_EQ(nvrtc.invocations(), 1);
+  CubinCache reopened(dir.path());  // a new process
+  CachingCompiler again(nvrtc, reopened);
+  try {
+    again.compile(bad);
+    FAIL() << "a cached failure must be rethrown";
+  } catch (const CompileError& e) {
+    EXPECT_TRUE(e.from_cache());
+    EXPECT_EQ(e.what(), first_message);
+    EXPECT_EQ(e.log(), first_log);
+  }
+  EXPECT_EQ(nvrtc.invocations(), 1) << "a recorded failure must not call NVRTC";
+  EXPECT_EQ(again.failure_hits(), 1);
+  EXPECT_EQ(reopened.stats().failures, 1u);
+
+  const CompileResult built = compiler.compile(sample_request());
+  const CompileResult hit = again.compile(sample_request());
+  EXPECT_TRUE(hit.from_cache);
+  EXPECT_DOUBLE_EQ(hit.compile_seconds, built.compile_seconds);
+  EXPECT_EQ(cache.clear(), 2u);  // the kernel and the failure
+  EXPECT_EQ(cache.stats().failures, 0u);
+}
+
+namespace {
+// A compiler with a time limit whose compiles either time out or succeed, for the timeout rules.
+class LimitedCompiler : public Compiler {
+ public:
+  LimitedCompiler(double limit, bool times_out) : limit_(limit), times_out_(times_out) {}
+  CompileResult compile(const CompileRequest& request) override {
+    ++calls;
+    if (times_out_) throw CompileTimeout("compile of " + request.label + " ran past its limit", limit_);
+    return nvrtc_.compile(request);
+  }
+  std::string cache_identity(const CompileRequest& request) const override { return nvrtc_.cache_identity(request); }
+  std::optional<double> time_limit_seconds() const override { return limit_; }
+  int calls = 0;
+
+ private:
+  NvrtcCompiler nvrtc_;
+  double limit_;
+  bool times_out_;
+};
+}  // namespace
+
+// A timeout is kept with its limit: the same or a shorter limit is answered from the cache, a longer one
+// compiles again, and a success then replaces the timeout.
+TEST(CubinCache, TimeoutsAreCachedWithTheirLimit) {
+  TempDir dir;
+  CubinCache cache(dir.path());
+  LimitedCompiler slow(30, true);
+  CachingCompiler first(slow, cache);
+  EXPECT_THROW(first.compile(sample_request()), CompileTimeout);
+  EXPECT_EQ(slow.calls, 1);
+  LimitedCompiler shorter(10, true);
+  CachingCompiler second(shorter, cache);
+  try {
+    second.compile(sample_request());
+    FAIL();
+  } catch (const CompileTimeout& e) {
+    EXPECT_TRUE(e.from_cache());
+    EXPECT_DOUBLE_EQ(e.limit_seconds(), 30);
+  }
+  EXPECT_EQ(shorter.calls, 0);
+  LimitedCompiler longer(120, false);
+  CachingCompiler third(longer, cache);
+  EXPECT_FALSE(third.compile(sample_request()).from_cache);
+  EXPECT_EQ(longer.calls, 1);
+  EXPECT_EQ(cache.stats().failures, 0u) << "the success replaced the timeout";
+  EXPECT_TRUE(second.compile(sample_request()).from_cache);
+}
