@@ -1,16 +1,23 @@
 // evotune compile-bench: how many kernel variants per second this machine compiles, cold (NVRTC runs)
-// and cached (answered from the disk cache). Needs no GPU. Uses a fresh, private cache directory so
-// that "cold" really is cold, and removes it afterwards.
+// and cached (answered from the disk cache), with NVRTC in threads of this process or in compile
+// processes (runtime/compile_processes.h). Needs no GPU. Each setting uses a fresh, private cache
+// directory so that "cold" really is cold, and removes it afterwards.
 #include <fmt/format.h>
 #include <stdlib.h>
 
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "cli/cli_common.h"
 #include "runtime/compile_pool.h"
+#include "runtime/compile_processes.h"
+#include "runtime/errors.h"
+#include "search/attention_space.h"
 #include "templates/smoke/smoke_family.h"
 
 namespace evotune::cli {
@@ -38,60 +45,143 @@ Pass compile_all(runtime::CachingCompiler& compiler, const std::vector<runtime::
   return pass;
 }
 
+// `count` distinct requests: smoke kernels, or valid attention configs (mma_sync, the default search
+// space) of one problem, sampled with a fixed seed.
+std::vector<runtime::CompileRequest> bench_requests(const std::string& kernel, int count, const runtime::Target& target,
+                                                    const std::string& problem_text) {
+  std::vector<runtime::CompileRequest> requests;
+  if (kernel == "smoke") {
+    for (const auto& v : templates::distinct_smoke_variants(count)) {
+      requests.push_back(templates::smoke_compile_request(v, target));
+    }
+    return requests;
+  }
+  const attention::Problem problem = attention::Problem::parse(problem_text);
+  const search::SearchSpace space =
+      search::attention_search_space(problem, DeviceLimits::for_target(target), search::SpaceScope::default_space);
+  search::Rng rng(7);
+  std::set<std::string> seen;
+  for (int tries = 0; static_cast<int>(requests.size()) < count && tries < 100 * count; ++tries) {
+    std::optional<Config> c = space.sample(rng);
+    if (c && seen.insert(c->key()).second) requests.push_back(attention::compile_request(*c, problem, target));
+  }
+  return requests;
+}
+
+std::vector<unsigned> parse_counts(const std::string& text, const char* what) {
+  std::vector<unsigned> out;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ',');) {
+    try {
+      std::size_t used = 0;
+      const unsigned long n = std::stoul(item, &used);
+      if (used != item.size() || n < 1 || n > 1024) throw std::invalid_argument(item);
+      out.push_back(static_cast<unsigned>(n));
+    } catch (const std::exception&) {
+      throw UsageError(fmt::format("bad {} count '{}' (a list of numbers from 1 to 1024, e.g. 1,8,16)", what, item));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void add_compile_bench_command(CLI::App& app, const GlobalOptions&) {
-  auto* cmd = app.add_subcommand("compile-bench", "Measure compiles per second, cold and cached (no GPU needed)");
+  auto* cmd = app.add_subcommand(
+      "compile-bench", "Measure compiles per second, cold and cached, in threads and in processes (no GPU needed)");
   struct Options {
     int count = 32;
-    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    std::string threads;  // e.g. "1,8,16"
+    std::string processes;
+    std::string kernel = "smoke";
+    std::string problem = "b=4,hq=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16";
     std::string target = "sm_90a";
     bool json = false;
   };
   auto opt = std::make_shared<Options>();
-  cmd->add_option("--count", opt->count, "Distinct kernel variants to compile")->check(CLI::Range(1, 128));
-  cmd->add_option("--threads", opt->threads, "Compile threads")->check(CLI::Range(1u, 256u));
-  cmd->add_option("--target", opt->target, "Compile target, e.g. sm_80, sm_90a");
-  cmd->add_flag("--json", opt->json, "Print JSON");
+  cmd->add_option("--count", opt->count, "distinct kernel variants to compile")->check(CLI::Range(1, 1024));
+  cmd->add_option("--threads", opt->threads,
+                  "NVRTC in this process on T threads; a list (1,8,16) measures each (default: one per hardware "
+                  "thread, unless --processes is given)");
+  cmd->add_option("--processes", opt->processes,
+                  "NVRTC in P compile processes (evotune compile-server), as searches compile; a list measures each");
+  cmd->add_option("--kernel", opt->kernel, "smoke (a tiny reduction kernel) or attention (configs of --problem)")
+      ->check(CLI::IsMember({"smoke", "attention"}));
+  cmd->add_option("--problem", opt->problem, "attention problem whose configs --kernel attention compiles");
+  cmd->add_option("--target", opt->target, "compile target, e.g. sm_80, sm_90a");
+  cmd->add_flag("--json", opt->json, "print JSON (one object per setting)");
   cmd->callback([opt] {
-    runtime::Target target = runtime::Target::parse(opt->target);
-    std::vector<runtime::CompileRequest> requests;
-    for (const auto& v : templates::distinct_smoke_variants(opt->count)) {
-      requests.push_back(templates::smoke_compile_request(v, target));
+    const runtime::Target target = runtime::Target::parse(opt->target);
+    struct Setting {
+      std::string mode;
+      unsigned workers;
+    };
+    std::vector<Setting> settings;
+    for (unsigned t : parse_counts(opt->threads, "thread")) settings.push_back({"threads", t});
+    for (unsigned p : parse_counts(opt->processes, "process")) settings.push_back({"processes", p});
+    if (settings.empty()) settings.push_back({"threads", std::max(1u, std::thread::hardware_concurrency())});
+    const std::vector<runtime::CompileRequest> requests = bench_requests(opt->kernel, opt->count, target, opt->problem);
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    const double n = static_cast<double>(requests.size());
+    nlohmann::json rows = nlohmann::json::array();
+    if (!opt->json) {
+      fmt::print("compile-bench: {} distinct {} kernels for {} ({} hardware threads)\n", requests.size(),
+                 opt->kernel == "smoke" ? "smoke" : "attention (" + opt->problem + ")", target.name(),
+                 std::thread::hardware_concurrency());
+      fmt::print("  {:<10} {:>4}  {:>9} {:>12} {:>16}  {:>12}\n", "mode", "n", "cold s", "compiles/s",
+                 "NVRTC s/compile", "cached /s");
     }
-    char dir_template[] = "/tmp/evotune-compile-bench-XXXXXX";
-    if (mkdtemp(dir_template) == nullptr) throw std::runtime_error("cannot create a temporary cache directory");
-    std::filesystem::path dir(dir_template);
-    runtime::NvrtcCompiler nvrtc;
-    runtime::CubinCache cache(dir);
-    runtime::CachingCompiler compiler(nvrtc, cache);
-    Pass cold = compile_all(compiler, requests, opt->threads);
-    Pass cached = compile_all(compiler, requests, opt->threads);
-    std::filesystem::remove_all(dir);
-    if (cold.hits != 0 || cached.hits != opt->count) {
-      throw std::runtime_error(fmt::format("cache misbehaved: {} cold hits, {} of {} cached hits", cold.hits,
-                                           cached.hits, opt->count));
+    for (const Setting& setting : settings) {
+      char dir_template[] = "/tmp/evotune-compile-bench-XXXXXX";
+      if (mkdtemp(dir_template) == nullptr) throw std::runtime_error("cannot create a temporary cache directory");
+      const std::filesystem::path dir(dir_template);
+      runtime::NvrtcCompiler nvrtc;
+      std::optional<runtime::CompileProcessPool> processes;
+      double startup_seconds = 0;
+      if (setting.mode == "processes") {
+        runtime::CompileProcessOptions po;
+        po.command = {self, "compile-server"};
+        po.processes = setting.workers;
+        processes.emplace(po);
+        // Start the children outside the timed pass: a search starts them once, then compiles hundreds.
+        const auto start = std::chrono::steady_clock::now();
+        processes->start_all();
+        startup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
+      runtime::Compiler& base = processes ? static_cast<runtime::Compiler&>(*processes) : nvrtc;
+      runtime::CubinCache cache(dir);
+      runtime::CachingCompiler compiler(base, cache);
+      Pass cold, cached;
+      try {
+        cold = compile_all(compiler, requests, setting.workers);
+        cached = compile_all(compiler, requests, setting.workers);
+      } catch (...) {
+        std::filesystem::remove_all(dir);
+        throw;
+      }
+      std::filesystem::remove_all(dir);
+      if (cold.hits != 0 || cached.hits != static_cast<int>(requests.size())) {
+        throw std::runtime_error(fmt::format("cache misbehaved: {} cold hits, {} of {} cached hits", cold.hits,
+                                             cached.hits, requests.size()));
+      }
+      rows.push_back({{"kernel", opt->kernel},
+                      {"target", target.name()},
+                      {"count", requests.size()},
+                      {"mode", setting.mode},
+                      {"workers", setting.workers},
+                      {"hardware_threads", std::thread::hardware_concurrency()},
+                      {"process_startup_seconds", startup_seconds},
+                      {"cold_seconds", cold.seconds},
+                      {"cold_per_second", n / cold.seconds},
+                      {"mean_nvrtc_seconds", cold.nvrtc_seconds / n},
+                      {"cached_seconds", cached.seconds},
+                      {"cached_per_second", n / cached.seconds}});
+      if (!opt->json) {
+        fmt::print("  {:<10} {:>4}  {:>9.3f} {:>12.1f} {:>16.3f}  {:>12.0f}\n", setting.mode, setting.workers,
+                   cold.seconds, n / cold.seconds, cold.nvrtc_seconds / n, n / cached.seconds);
+      }
     }
-    double n = opt->count;
-    if (opt->json) {
-      nlohmann::json out = {{"kernel", "smoke block_sum"},
-                            {"target", target.name()},
-                            {"count", opt->count},
-                            {"threads", opt->threads},
-                            {"hardware_threads", std::thread::hardware_concurrency()},
-                            {"cold_seconds", cold.seconds},
-                            {"cold_per_second", n / cold.seconds},
-                            {"mean_nvrtc_seconds", cold.nvrtc_seconds / n},
-                            {"cached_seconds", cached.seconds},
-                            {"cached_per_second", n / cached.seconds}};
-      fmt::print("{}\n", out.dump(2));
-      return;
-    }
-    fmt::print("compile-bench: {} distinct smoke kernels for {}, {} threads ({} hardware threads)\n", opt->count,
-               target.name(), opt->threads, std::thread::hardware_concurrency());
-    fmt::print("  cold   (NVRTC)  {:8.3f} s  {:9.1f} compiles/s  (mean {:.0f} ms per compile)\n", cold.seconds,
-               n / cold.seconds, 1e3 * cold.nvrtc_seconds / n);
-    fmt::print("  cached (disk)   {:8.3f} s  {:9.1f} compiles/s\n", cached.seconds, n / cached.seconds);
+    if (opt->json) fmt::print("{}\n", rows.size() == 1 ? rows[0].dump(2) : rows.dump(2));
   });
 }
 

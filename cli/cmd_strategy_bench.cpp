@@ -21,6 +21,7 @@ void add_strategy_bench_command(CLI::App& app, const GlobalOptions&) {
     std::string strategies = "random,evo";
     std::uint64_t seed = 1;
     std::string evo;
+    int lookahead = 1;
     bool json = false;
   };
   auto opt = std::make_shared<Options>();
@@ -30,6 +31,10 @@ void add_strategy_bench_command(CLI::App& app, const GlobalOptions&) {
   cmd->add_option("--strategies", opt->strategies, "comma-separated: random, evo, exhaustive");
   cmd->add_option("--seed", opt->seed, "seed of the first repeat");
   cmd->add_option("--evo", opt->evo, "override evo's knobs, e.g. population=12,local_rate=0.5 (see README)");
+  cmd->add_option("--lookahead", opt->lookahead,
+                  "batches proposed ahead of their results, as `search --lookahead` does (1: each batch sees every "
+                  "earlier result)")
+      ->check(CLI::Range(1, 8));
   cmd->add_flag("--json", opt->json, "print JSON");
   cmd->callback([opt] {
     std::vector<std::string> names;
@@ -46,16 +51,19 @@ void add_strategy_bench_command(CLI::App& app, const GlobalOptions&) {
       if (!opt->json) {
         fmt::print("{}: {} configs ({} valid), optimum {:.6g}; budget {}, {} repeats\n", recorded.name(),
                    recorded.results().size(), recorded.valid_count(), recorded.optimum(), opt->budget, opt->repeats);
+        if (opt->lookahead > 1) fmt::print("  lookahead {}: batches proposed before earlier results are in\n", opt->lookahead);
       }
       for (const std::string& name : names) {
-        search::StrategyScore s = search::score_strategy(recorded, name, opt->budget, opt->repeats, opt->seed, evo);
+        search::StrategyScore s = search::score_strategy(recorded, name, opt->budget, opt->repeats, opt->seed, evo,
+                                                             opt->lookahead);
         nlohmann::json entry = {{"strategy", s.strategy},
                                 {"mean_fraction_of_optimum", s.mean_fraction_of_optimum},
                                 {"min_fraction_of_optimum", s.min_fraction_of_optimum},
                                 {"median_evals_to_within_5pct", nullptr},
                                 {"share_within_5pct", s.share_within_5pct},
                                 {"repeats", s.repeats},
-                                {"budget", s.budget}};
+                                {"budget", s.budget},
+                                {"lookahead", opt->lookahead}};
         if (s.median_evals_to_within_5pct) entry["median_evals_to_within_5pct"] = *s.median_evals_to_within_5pct;
         strategies.push_back(entry);
         if (!opt->json) {

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   evotune::cli::add_bench_command(app, globals);
   evotune::cli::add_compile_command(app, globals);
   evotune::cli::add_compile_bench_command(app, globals);
+  evotune::cli::add_compile_server_command(app, globals);
   evotune::cli::add_search_command(app, globals);
   evotune::cli::add_worker_command(app, globals);
   evotune::cli::add_evidence_commands(app, globals);

@@ -1,19 +1,22 @@
 #include "search/replay.h"
 
+#include "search/proposal_window.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace evotune::search {
 
-ReplayRun replay(const T4Space& recorded, Strategy& strategy, int budget) {
+ReplayRun replay(const T4Space& recorded, Strategy& strategy, int budget, int lookahead) {
   ReplayRun run;
   double best = INFINITY;
   int used = 0;
+  ProposalWindow window(strategy, lookahead);
   while (used < budget) {
-    std::vector<Config> batch = strategy.propose(budget - used);
-    if (batch.empty()) break;
+    std::optional<ProposedBatch> batch = window.next(budget - used);
+    if (!batch) break;
     std::vector<Observation> observations;
-    for (Config& c : batch) {
+    for (Config& c : batch->configs) {
       if (used >= budget) break;
       const T4Result* r = recorded.lookup(c);
       Observation o{std::move(c), r != nullptr && r->valid, r != nullptr ? r->time : 0.0};
@@ -30,7 +33,7 @@ ReplayRun replay(const T4Space& recorded, Strategy& strategy, int budget) {
 }
 
 StrategyScore score_strategy(const T4Space& recorded, const std::string& name, int budget, int repeats,
-                             std::uint64_t base_seed, const EvoOptions& evo) {
+                             std::uint64_t base_seed, const EvoOptions& evo, int lookahead) {
   StrategyScore score;
   score.strategy = name;
   score.repeats = repeats;
@@ -40,7 +43,7 @@ StrategyScore score_strategy(const T4Space& recorded, const std::string& name, i
   std::vector<double> evals;
   for (int r = 0; r < repeats; ++r) {
     auto strategy = make_strategy(name, recorded.space(), base_seed + static_cast<std::uint64_t>(r), {}, evo);
-    ReplayRun run = replay(recorded, *strategy, budget);
+    ReplayRun run = replay(recorded, *strategy, budget, lookahead);
     score.mean_fraction_of_optimum += run.fraction_of_optimum / repeats;
     score.min_fraction_of_optimum = std::min(score.min_fraction_of_optimum, run.fraction_of_optimum);
     evals.push_back(run.evals_to_within_5pct ? *run.evals_to_within_5pct : INFINITY);

@@ -16,7 +16,9 @@ struct ReplayRun {
   std::optional<int> evals_to_within_5pct;
 };
 
-ReplayRun replay(const T4Space& recorded, Strategy& strategy, int budget);
+// lookahead: batches proposed ahead of the results, as a search with that lookahead proposes them (see
+// search/proposal_window.h).
+ReplayRun replay(const T4Space& recorded, Strategy& strategy, int budget, int lookahead = 1);
 
 struct StrategyScore {
   std::string strategy;
@@ -33,6 +35,6 @@ struct StrategyScore {
 
 // Runs `repeats` independent searches (seeds base_seed, base_seed + 1, ...).
 StrategyScore score_strategy(const T4Space& recorded, const std::string& strategy, int budget, int repeats,
-                             std::uint64_t base_seed = 1, const EvoOptions& evo = {});
+                             std::uint64_t base_seed = 1, const EvoOptions& evo = {}, int lookahead = 1);
 
 }  // namespace evotune::search

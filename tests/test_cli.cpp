@@ -95,4 +95,12 @@ TEST(Cli, CompileBenchMeasuresColdAndCached) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("\"cold_per_second\""), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("\"cached_per_second\""), std::string::npos) << r.output;
+  // Threads and processes side by side, one row each; attention configs as the search compiles them.
+  CliRun both = run("compile-bench --count 2 --threads 1 --processes 1,2 --kernel attention --problem "
+                    "b=1,hq=2,sq=128,d=64 --target sm_80");
+  ASSERT_EQ(both.exit_code, 0) << both.output;
+  EXPECT_NE(both.output.find("threads       1"), std::string::npos) << both.output;
+  EXPECT_NE(both.output.find("processes     2"), std::string::npos) << both.output;
+  EXPECT_EQ(run("compile-bench --processes 0").exit_code, 2);
+  EXPECT_EQ(run("compile-bench --threads 4,x").exit_code, 2);
 }

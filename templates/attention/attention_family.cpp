@@ -103,6 +103,17 @@ std::optional<std::string> invalid_reason(const Config& c, const Problem& p, con
   return std::nullopt;
 }
 
+std::optional<std::string> excluded_by_default(const Config& c, const DeviceLimits& limits) {
+  // Measured on the H100 (evidence/results/h100/issue5-deploy/deploy.db, run 1): the fastest of 46 scalar
+  // configs took 26.6 ms where the best mma_sync config took 1.02 ms, and scalar compiles took 9 s on
+  // average and up to 39 s (mma_sync: 1.4 s, at most 3.9 s). Where tensor cores exist it cannot win, and it
+  // stalls the compile pipeline.
+  if (c.at("mma") == kScalar && limits.compute_capability >= 80) {
+    return "mma=scalar on sm_80 and newer: ~25x slower than mma_sync and 6x slower to compile (--space all includes it)";
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> rejected_resources(const runtime::ResourceUsage& u) {
   if (u.spill_store_bytes > 0 || u.spill_load_bytes > 0) {
     return fmt::format("register spills ({} bytes stored, {} loaded; {} registers)", u.spill_store_bytes,

@@ -30,6 +30,9 @@ int shared_bytes(const Config& config, const Problem& problem);
 
 // Why the config cannot run this problem on this device, before compiling; nullopt when it can.
 std::optional<std::string> invalid_reason(const Config& config, const Problem& problem, const DeviceLimits& limits);
+// Why a search leaves the config out unless asked for the whole space (`search --space all`): configs
+// whose cost is known not to pay. nullopt: part of the default space.
+std::optional<std::string> excluded_by_default(const Config& config, const DeviceLimits& limits);
 // Why a compiled kernel is rejected (register spills), nullopt when accepted.
 std::optional<std::string> rejected_resources(const runtime::ResourceUsage& usage);
 
