@@ -16,18 +16,7 @@ struct CliRun {
   std::string output;  // stdout and stderr together
 };
 
-// $EVOTUNE_BINARY, else ../cli/evotune beside this test binary (the build tree, wherever it was copied),
-// else the path CMake recorded.
-std::string evotune_binary() {
-  if (const char* env = std::getenv("EVOTUNE_BINARY"); env != nullptr && *env != '\0') return env;
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    auto sibling = self.parent_path().parent_path() / "cli" / "evotune";
-    if (std::filesystem::exists(sibling, ec)) return sibling.string();
-  }
-  return EVOTUNE_BINARY;
-}
+using evotune::testing::evotune_binary;
 
 CliRun run(const std::string& args) {
   std::string command = evotune_binary() + " " + args + " 2>&1";

@@ -21,7 +21,7 @@ namespace {
 CompileProcessOptions server(std::vector<std::string> extra = {}, unsigned processes = 2,
                              std::optional<double> limit = std::nullopt) {
   CompileProcessOptions o;
-  o.command = {EVOTUNE_BINARY, "compile-server"};
+  o.command = {evotune::testing::evotune_binary(), "compile-server"};
   o.command.insert(o.command.end(), extra.begin(), extra.end());
   o.processes = processes;
   o.time_limit_seconds = limit;

@@ -66,7 +66,7 @@ int run_cli(const std::string& args) {
 TEST(Store, MigratesAVersionOneDatabaseWithoutLosingAnything) {
   evotune::testing::TempDir dir;
   auto path = (dir.path() / "v1.db").string();
-  std::filesystem::copy_file(EVOTUNE_SOURCE_DIR "/evidence/results/h100/issue4-search/search_fp16/search.db", path);
+  std::filesystem::copy_file(evotune::testing::source_dir() / "evidence/results/h100/issue4-search/search_fp16/search.db", path);
   std::vector<TrialRecord> before;
   {
     Store reader(path, Store::Mode::read_only);
@@ -215,7 +215,7 @@ TEST(Store, ALockedDatabaseIsAClearErrorAndLosesNothing) {
 // A search killed with SIGKILL mid-run and resumed loses no finished trial, repeats none, keeps the
 // budget, and ends with exactly the trials an uninterrupted run records.
 TEST(Resume, SearchKilledMidRunResumesExactly) {
-  const std::string t4 = std::string(EVOTUNE_T4_DIR) + "/convolution_milo_A4000_T4.json.gz";
+  const std::string t4 = (evotune::testing::t4_dir() / "convolution_milo_A4000_T4.json.gz").string();
   ASSERT_TRUE(std::filesystem::exists(t4)) << "test fixture missing: " << t4;
   evotune::testing::TempDir dir;
   const std::string db = (dir.path() / "e.db").string();
@@ -243,7 +243,7 @@ TEST(Resume, SearchKilledMidRunResumesExactly) {
 // Early stops: --stop-after-stagnant ends a run after N batches without a new best (and a run killed and
 // resumed stops at exactly the same trial); --max-minutes leaves it `interrupted` and resumable.
 TEST(Resume, StagnationAndWallTimeStopsAreExactAndResumable) {
-  const std::string t4 = std::string(EVOTUNE_T4_DIR) + "/dedispersion_milo_A100_T4.json.gz";
+  const std::string t4 = (evotune::testing::t4_dir() / "dedispersion_milo_A100_T4.json.gz").string();
   ASSERT_TRUE(std::filesystem::exists(t4)) << "test fixture missing: " << t4;
   evotune::testing::TempDir dir;
   const std::string db = (dir.path() / "s.db").string();
@@ -284,7 +284,7 @@ TEST(Resume, StagnationAndWallTimeStopsAreExactAndResumable) {
 // and one that hangs as a timeout; each is restarted and the run finishes with its whole budget.
 // Parallel workers give the same run as in-process evaluation.
 TEST(Workers, CrashesAndHangsAreRecordedAndTheRunFinishes) {
-  const std::string t4 = std::string(EVOTUNE_T4_DIR) + "/convolution_milo_A4000_T4.json.gz";
+  const std::string t4 = (evotune::testing::t4_dir() / "convolution_milo_A4000_T4.json.gz").string();
   ASSERT_TRUE(std::filesystem::exists(t4)) << "test fixture missing: " << t4;
   evotune::testing::TempDir dir;
   const std::string db = (dir.path() / "w.db").string();
@@ -340,7 +340,7 @@ TEST(CompileOnly, RecordsEveryConfigWithItsResources) {
 
 // Historical solutions: a new evo search on a problem already searched starts from the earlier best.
 TEST(History, EvoStartsFromTheBestOfEarlierRuns) {
-  const std::string t4 = std::string(EVOTUNE_T4_DIR) + "/convolution_milo_A100_T4.json.gz";
+  const std::string t4 = (evotune::testing::t4_dir() / "convolution_milo_A100_T4.json.gz").string();
   ASSERT_TRUE(std::filesystem::exists(t4)) << "test fixture missing: " << t4;
   evotune::testing::TempDir dir;
   const std::string db = (dir.path() / "h.db").string();

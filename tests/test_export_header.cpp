@@ -18,7 +18,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-constexpr const char* kFixtureDb = EVOTUNE_SOURCE_DIR "/evidence/results/h100/issue4-search/search_fp16/search.db";
+const std::string kFixtureDb =
+    (evotune::testing::source_dir() / "evidence/results/h100/issue4-search/search_fp16/search.db").string();
 
 std::string file_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -43,7 +44,7 @@ Ran run_command(const std::string& command) {
   return r;
 }
 
-std::string evotune_binary() { return EVOTUNE_BINARY; }
+using evotune::testing::evotune_binary;
 
 evotune::evidence::TunedEntry entry(const std::string& device, int sm, int b, int s, int d, bool causal,
                                     const std::string& mma) {

@@ -402,7 +402,7 @@ TEST(ExportTables, UnknownRunIsAnError) {
 TEST(ExportTables, RealH100SearchExportsAndReadsBack) {
   evotune::testing::TempDir dir;
   const auto db = dir.path() / "search.db";
-  std::filesystem::copy_file(EVOTUNE_SOURCE_DIR "/evidence/results/h100/issue4-search/search_fp16/search.db", db);
+  std::filesystem::copy_file(evotune::testing::source_dir() / "evidence/results/h100/issue4-search/search_fp16/search.db", db);
   Store store(db.string(), Store::Mode::read_only);
   ASSERT_EQ(store.schema_version(), 1);
   const std::vector<RunRow> runs = store.runs();

@@ -354,7 +354,7 @@ TEST(Report, AReplayRunHasNoRooflineAndSaysWhy) {
 TEST(Report, TheCommittedH100SearchFallsBackToTheTheoreticalBandwidth) {
   evotune::testing::TempDir dir;
   const std::string db = (dir.path() / "search.db").string();
-  std::filesystem::copy_file(EVOTUNE_SOURCE_DIR "/evidence/results/h100/issue4-search/search_fp16/search.db",
+  std::filesystem::copy_file(evotune::testing::source_dir() / "evidence/results/h100/issue4-search/search_fp16/search.db",
                              db);
   const std::string html = render(db, 1, 10);
 

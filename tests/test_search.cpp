@@ -33,7 +33,7 @@ double toy_time(const Config& c) {
   return 1.0 + dx * dx + dy * dy + (c.at("mode") == 1 ? 0.0 : 3.0);
 }
 
-std::filesystem::path t4_dir() { return EVOTUNE_T4_DIR; }
+using evotune::testing::t4_dir;
 
 // Runs a strategy to exhaustion or `budget`, checking every proposal.
 std::vector<Config> drive(Strategy& s, const SearchSpace& space, int budget, int batch) {

@@ -3,12 +3,36 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cstdlib>
+
 #include <filesystem>
 #include <string>
 
 #include "runtime/cuda_driver.h"
 
 namespace evotune::testing {
+
+// The source tree: $EVOTUNE_SOURCE_DIR, else the path CMake recorded (a build carried to another machine
+// runs its tests from a checkout elsewhere).
+inline std::filesystem::path source_dir() {
+  if (const char* env = std::getenv("EVOTUNE_SOURCE_DIR"); env != nullptr && *env != '\0') return env;
+  return EVOTUNE_SOURCE_DIR;
+}
+// The recorded T4 spaces the replay tests use (tests/data/t4).
+inline std::filesystem::path t4_dir() { return source_dir() / "tests" / "data" / "t4"; }
+
+// $EVOTUNE_BINARY, else ../cli/evotune beside this test binary (the build tree, wherever it was copied),
+// else the path CMake recorded.
+inline std::string evotune_binary() {
+  if (const char* env = std::getenv("EVOTUNE_BINARY"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto sibling = self.parent_path().parent_path() / "cli" / "evotune";
+    if (std::filesystem::exists(sibling, ec)) return sibling.string();
+  }
+  return EVOTUNE_BINARY;
+}
 
 // A directory under /tmp removed when the object goes away.
 class TempDir {
