@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Copies what the GPU machine needs from a release build into build-device/ (ignored by git, ~10 MB), in
+# the build tree's layout, for the device tool's `carry`:
+#   scripts/device_pack.sh [BUILD_DIR]
+# There: LD_LIBRARY_PATH=/usr/local/cuda/lib64 build-device/cli/evotune ...; the tests find the checkout
+# through EVOTUNE_SOURCE_DIR and the binary beside them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+rm -rf build-device
+mkdir -p build-device/cli build-device/tests build-device/examples
+cp "$build/cli/evotune" build-device/cli/
+cp "$build/tests/evotune_tests" build-device/tests/
+cp "$build/examples/tuned_attention_example" "$build/examples/tuned_attention_header.txt" build-device/examples/
+cp "$build/source_commit.txt" build-device/
+du -sh build-device

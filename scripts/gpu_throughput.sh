@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Issue 10's GPU evidence (search throughput), on the device machine, in one call:
+#   scripts/gpu_throughput.sh [BUILD_DIR] [OUT_DIR] [STEP...]
+# Steps (default: all, in this order):
+#   machine        GPU, driver, CPU count, the build's source commit
+#   gpu_tests      the GPU tests (GPU check against the host check included)
+#   compile_bench  compile-bench, NVRTC in 1/8/16 threads and in 1/8/16 processes: the smoke kernel (128
+#                  variants) and real attention configs of the main problem (32)
+#   search         the default 300-trial search of the main problem (scripts/run.sh's), timed as a whole,
+#                  with a fresh cubin cache so that every config really compiles
+#   summary        summary.json from the above
+# Writes every output under OUT_DIR (default $OUT, else gpu-results/); with $OUT set, packs OUT_DIR into
+# $OUT/results.tgz after every step so a call cut off still returns what finished.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build-device}"
+out="${2:-${OUT:-gpu-results}}/throughput"
+shift $(($# < 2 ? $# : 2))
+steps=("$@")
+[[ ${#steps[@]} -gt 0 ]] || steps=(machine gpu_tests compile_bench search summary)
+mkdir -p "$out"
+export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export EVOTUNE_SOURCE_DIR="$PWD"
+evotune="$build/cli/evotune"
+python=python3
+python3 -c "import torch" 2>/dev/null || python=/opt/torch/.venv/bin/python3
+problem="b=4,hq=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16"  # scripts/run.sh's main problem
+
+pack() { [[ -n "${OUT:-}" ]] && tar czf "$OUT/results.tgz" -C "$(dirname "$out")" "$(basename "$out")"; true; }
+status=0
+for s in "${steps[@]}"; do
+  start=$SECONDS
+  case "$s" in
+    machine)
+      { date -u +"%Y-%m-%dT%H:%M:%SZ"
+        nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
+        echo "cpus: $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"
+        echo "source: $(tr '\n' ' ' <"$build/source_commit.txt")"
+        "$evotune" --version; } >"$out/machine.txt" 2>&1 ;;
+    gpu_tests)
+      "$build/tests/evotune_tests" --gtest_color=no --gtest_filter='Gpu*' >"$out/gpu_tests.txt" 2>&1 || status=1
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$out/gpu_tests.txt" ;;
+    compile_bench)
+      { echo "\$ evotune compile-bench --kernel smoke --count 128 --threads 1,8,16 --processes 1,8,16"
+        "$evotune" compile-bench --kernel smoke --count 128 --threads 1,8,16 --processes 1,8,16
+        "$evotune" compile-bench --kernel smoke --count 128 --threads 1,8,16 --processes 1,8,16 --json \
+          >"$out/compile_bench_smoke.json"
+        echo "\$ evotune compile-bench --kernel attention --problem $problem --count 32 --threads 1,8,16 --processes 1,8,16"
+        "$evotune" compile-bench --kernel attention --problem "$problem" --count 32 --threads 1,8,16 --processes 1,8,16 \
+          --json | tee "$out/compile_bench_attention.json" |
+          "$python" -c 'import json,sys
+for r in json.load(sys.stdin):
+    print(f"  {r[\"mode\"]:<10} {r[\"workers\"]:>4}  {r[\"cold_seconds\"]:9.3f} s {r[\"cold_per_second\"]:9.2f} compiles/s  NVRTC {r[\"mean_nvrtc_seconds\"]:.3f} s each")'
+      } >"$out/compile_bench.txt" 2>&1 || status=1
+      cat "$out/compile_bench.txt" ;;
+    search)
+      db="$out/search.db" cache="$out/cache"
+      rm -rf "$cache" "$db" "$db"-wal "$db"-shm
+      cmd=("$evotune" --cache-dir "$cache" search --problem "$problem" --devices 0 --budget 300 --db "$db")
+      start_ns=$(date +%s%N)
+      { echo "\$ ${cmd[*]}"; timeout 600 "${cmd[@]}"; echo "exit code $?"; } >"$out/search.txt" 2>&1 || status=1
+      end_ns=$(date +%s%N)
+      echo "wall_s $(( (end_ns - start_ns) / 1000000 ))e-3 (the whole command: workers and compile processes started, compiles, checks, timing, baselines)" \
+        >"$out/search_wall.txt"
+      rm -rf "$cache"
+      "$evotune" log --db "$db" >"$out/log.txt" 2>&1
+      "$evotune" top --db "$db" -n 10 >"$out/top.txt" 2>&1
+      tail -n 8 "$out/search.txt"; cat "$out/search_wall.txt" ;;
+    summary)
+      "$python" scripts/throughput_summary.py "$out" >"$out/summary.json" || status=1
+      cat "$out/summary.json" ;;
+    *) echo "gpu_throughput: unknown step '$s'" >&2; exit 2 ;;
+  esac
+  echo "== $s: $((SECONDS - start)) s"
+  pack
+done
+exit $status
