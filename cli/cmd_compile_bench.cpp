@@ -97,6 +97,7 @@ void add_compile_bench_command(CLI::App& app, const GlobalOptions&) {
     std::string problem = "b=4,hq=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16";
     std::string target = "sm_90a";
     bool json = false;
+    std::string json_out;
   };
   auto opt = std::make_shared<Options>();
   cmd->add_option("--count", opt->count, "distinct kernel variants to compile")->check(CLI::Range(1, 1024));
@@ -110,6 +111,7 @@ void add_compile_bench_command(CLI::App& app, const GlobalOptions&) {
   cmd->add_option("--problem", opt->problem, "attention problem whose configs --kernel attention compiles");
   cmd->add_option("--target", opt->target, "compile target, e.g. sm_80, sm_90a");
   cmd->add_flag("--json", opt->json, "print JSON (one object per setting)");
+  cmd->add_option("--json-out", opt->json_out, "also write that JSON to this file");
   cmd->callback([opt] {
     const runtime::Target target = runtime::Target::parse(opt->target);
     struct Setting {
@@ -181,7 +183,9 @@ void add_compile_bench_command(CLI::App& app, const GlobalOptions&) {
                    cold.seconds, n / cold.seconds, cold.nvrtc_seconds / n, n / cached.seconds);
       }
     }
-    if (opt->json) fmt::print("{}\n", rows.size() == 1 ? rows[0].dump(2) : rows.dump(2));
+    const std::string json = rows.size() == 1 ? rows[0].dump(2) : rows.dump(2);
+    if (opt->json) fmt::print("{}\n", json);
+    if (!opt->json_out.empty()) write_output_file(opt->json_out, json + "\n");
   });
 }
 

@@ -41,17 +41,14 @@ for s in "${steps[@]}"; do
       "$build/tests/evotune_tests" --gtest_color=no --gtest_filter='Gpu*' >"$out/gpu_tests.txt" 2>&1 || status=1
       grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$out/gpu_tests.txt" ;;
     compile_bench)
-      { echo "\$ evotune compile-bench --kernel smoke --count 128 --threads 1,8,16 --processes 1,8,16"
-        "$evotune" compile-bench --kernel smoke --count 128 --threads 1,8,16 --processes 1,8,16
-        "$evotune" compile-bench --kernel smoke --count 128 --threads 1,8,16 --processes 1,8,16 --json \
-          >"$out/compile_bench_smoke.json"
-        echo "\$ evotune compile-bench --kernel attention --problem $problem --count 32 --threads 1,8,16 --processes 1,8,16"
-        "$evotune" compile-bench --kernel attention --problem "$problem" --count 32 --threads 1,8,16 --processes 1,8,16 \
-          --json | tee "$out/compile_bench_attention.json" |
-          "$python" -c 'import json,sys
-for r in json.load(sys.stdin):
-    print(f"  {r[\"mode\"]:<10} {r[\"workers\"]:>4}  {r[\"cold_seconds\"]:9.3f} s {r[\"cold_per_second\"]:9.2f} compiles/s  NVRTC {r[\"mean_nvrtc_seconds\"]:.3f} s each")'
-      } >"$out/compile_bench.txt" 2>&1 || status=1
+      { for kernel in smoke attention; do
+          count=128
+          [[ $kernel == attention ]] && count=32
+          cmd=("$evotune" compile-bench --kernel "$kernel" --problem "$problem" --count "$count" --threads 1,8,16
+               --processes 1,8,16 --json-out "$out/compile_bench_$kernel.json")
+          echo "\$ ${cmd[*]}"
+          "${cmd[@]}"
+        done; } >"$out/compile_bench.txt" 2>&1 || status=1
       cat "$out/compile_bench.txt" ;;
     search)
       db="$out/search.db" cache="$out/cache"

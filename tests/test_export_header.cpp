@@ -216,7 +216,7 @@ TEST(GpuExport, ExportReverifiesAndTheExampleRunsTheWinner) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(text.find("re-verified on NVIDIA H100 80GB HBM3 at export"), std::string::npos) << text;
   EXPECT_NE(text.find("tail shape b=1,hq=16,hkv=16,sq=4059,skv=4077"), std::string::npos) << text;
-  Ran example = run_command(EVOTUNE_EXAMPLE_BINARY);
+  Ran example = run_command(evotune::testing::example_binary());
   EXPECT_EQ(example.code, 0) << example.output;
   EXPECT_NE(example.output.find("PASS"), std::string::npos) << example.output;
 }
@@ -224,7 +224,7 @@ TEST(GpuExport, ExportReverifiesAndTheExampleRunsTheWinner) {
 TEST(Example, WithoutAGpuSaysWhyAndExitsThree) {
   std::string why;
   if (evotune::runtime::driver_available(&why)) GTEST_SKIP() << "this machine has a GPU (GpuExport runs the example)";
-  Ran r = run_command(EVOTUNE_EXAMPLE_BINARY);
+  Ran r = run_command(evotune::testing::example_binary());
   EXPECT_EQ(r.code, 3) << r.output;
   EXPECT_NE(r.output.find("no GPU"), std::string::npos) << r.output;
 }

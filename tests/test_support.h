@@ -34,6 +34,17 @@ inline std::string evotune_binary() {
   return EVOTUNE_BINARY;
 }
 
+// The example program: ../examples/tuned_attention_example beside this test binary, else CMake's path.
+inline std::string example_binary() {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto sibling = self.parent_path().parent_path() / "examples" / "tuned_attention_example";
+    if (std::filesystem::exists(sibling, ec)) return sibling.string();
+  }
+  return EVOTUNE_EXAMPLE_BINARY;
+}
+
 // A directory under /tmp removed when the object goes away.
 class TempDir {
  public:
