@@ -58,19 +58,19 @@ struct BenchOptions {
   bool baseline = true;
 };
 
-struct CompiledAttention {
-  runtime::CompileResult result;
-  std::string expression;
-};
-
-CompiledAttention compile_checked(runtime::Compiler& compiler, const Config& config, const attention::Problem& problem,
-                                  const runtime::Target& target) {
-  runtime::CompileRequest request = attention::compile_request(config, problem, target);
-  CompiledAttention c{compiler.compile(request), request.name_expressions.at(0)};
-  if (auto why = attention::rejected_resources(c.result.resources_of(c.expression))) {
-    throw std::runtime_error(fmt::format("config {} rejected after compiling: {}", attention::format(config), *why));
+// The bench runs only what a search would run: a config rejected by the prepare stage (rules, compile,
+// spills) is an error, with the stage's reason.
+runtime::PreparedKernel prepare_or_throw(const Config& config, const attention::Problem& problem,
+                                         const runtime::DeviceProperties& props, const runtime::Target& target,
+                                         runtime::Compiler& compiler, bool cta_clock = false) {
+  runtime::Preparation p = attention::prepare(config, problem, DeviceLimits::from(props), target, compiler, cta_clock);
+  if (const runtime::Rejection* r = runtime::rejected(p)) {
+    const std::string what = fmt::format("config {} on {} ({}): {}", attention::format(config), props.name,
+                                         problem.to_string(), r->reason);
+    if (r->kind == runtime::Rejection::Kind::rule) throw UsageError("cannot run " + what);
+    throw std::runtime_error("rejected " + what);
   }
-  return c;
+  return std::get<runtime::PreparedKernel>(std::move(p));
 }
 
 void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
@@ -81,13 +81,9 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
   runtime::DeviceProperties props = runtime::query_device(opt.device);
   runtime::DeviceContext context(opt.device);
   runtime::Target target = runtime::Target::parse(props.native_target());
-  if (auto why = attention::invalid_reason(config, problem, DeviceLimits::from(props))) {
-    throw UsageError(fmt::format("config {} cannot run {} on {}: {}", attention::format(config), problem.to_string(),
-                                 props.name, *why));
-  }
   CompilerStack stack(globals);
-  CompiledAttention compiled = compile_checked(stack.compiler(), config, problem, target);
-  harness::AttentionKernel kernel(compiled.result, config, problem);
+  const runtime::PreparedKernel prepared = prepare_or_throw(config, problem, props, target, stack.compiler());
+  harness::AttentionKernel kernel(prepared, config, problem);
   const runtime::LaunchGeometry& geometry = kernel.geometry();
 
   runtime::Stream stream;
@@ -108,19 +104,21 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
 
   // Second view: clock64 cycles per CTA from the instrumented build of the same config.
   nlohmann::json clock_view;
-  std::optional<runtime::CompileResult> clock_result;
+  std::optional<runtime::PreparedKernel> clock_prepared;
   if (opt.timer == "clock64" && check.passed) {
     // The instrumented build keeps clock64 values live, so it can need more registers than the kernel
     // itself; when it spills, the view is unavailable (it would time a different kernel), and nothing
     // else already measured is lost.
-    runtime::CompileRequest clock_request = attention::compile_request(config, problem, target, true);
-    clock_result = stack.compiler().compile(clock_request);
-    if (auto why = attention::rejected_resources(clock_result->resources_of(clock_request.name_expressions[0]))) {
-      clock_view = {{"unavailable", "the clock64-instrumented build is rejected: " + *why}};
+    runtime::Preparation p =
+        attention::prepare(config, problem, DeviceLimits::from(props), target, stack.compiler(), true);
+    if (const runtime::Rejection* r = runtime::rejected(p)) {
+      clock_view = {{"unavailable", "the clock64-instrumented build is rejected: " + r->reason}};
+    } else {
+      clock_prepared = std::get<runtime::PreparedKernel>(std::move(p));
     }
   }
-  if (clock_result && !clock_view.contains("unavailable")) {
-    harness::AttentionKernel clock_kernel(*clock_result, config, problem);
+  if (clock_prepared) {
+    harness::AttentionKernel clock_kernel(*clock_prepared, config, problem);
     std::size_t ctas = std::size_t{geometry.grid[0]} * geometry.grid[1] * geometry.grid[2];
     runtime::DeviceBuffer cycles(ctas * 8, "CTA cycles");
     AttentionParams clock_params = workspace.params(true, cycles.get());
@@ -149,7 +147,7 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
     peaks = harness::measure_peaks(workspace, *cublas, timer, stream);
   }
 
-  const runtime::ResourceUsage& usage = compiled.result.resources_of(compiled.expression);
+  const runtime::ResourceUsage& usage = prepared.resources;
   {
     nlohmann::json out = {
         {"problem", problem.to_string()},
@@ -257,25 +255,32 @@ void add_compile_command(CLI::App& app, const GlobalOptions& globals) {
     attention::Problem problem = attention::Problem::parse(opt->problem);
     Config config = attention::parse_config(opt->config);
     runtime::Target target = runtime::Target::parse(opt->target);
-    if (auto why = attention::invalid_reason(config, problem, DeviceLimits::for_target(target))) {
-      throw UsageError(fmt::format("config {} is invalid for {} on {}: {}", attention::format(config),
-                                   problem.to_string(), target.name(), *why));
-    }
     CompilerStack stack(globals);
-    runtime::CompileRequest request = attention::compile_request(config, problem, target);
-    runtime::CompileResult result = stack.compiler().compile(request);
-    const runtime::ResourceUsage& u = result.resources_of(request.name_expressions[0]);
+    const runtime::Preparation p =
+        attention::prepare(config, problem, DeviceLimits::for_target(target), target, stack.compiler());
+    const runtime::Rejection* rejection = runtime::rejected(p);
+    if (rejection && rejection->kind == runtime::Rejection::Kind::rule) {
+      throw UsageError(fmt::format("config {} is invalid for {} on {}: {}", attention::format(config),
+                                   problem.to_string(), target.name(), rejection->reason));
+    }
+    if (rejection && !rejection->compiled) {  // compile error or timeout: the reason holds the log
+      throw std::runtime_error(rejection->reason);
+    }
+    // Accepted, or compiled and rejected for its resources: either way there is a kernel to describe.
+    const runtime::PreparedKernel& kernel = rejection ? *rejection->compiled : *runtime::prepared(p);
+    const runtime::ResourceUsage& u = kernel.resources;
     if (!opt->cubin_out.empty()) {
       std::ofstream file(opt->cubin_out, std::ios::binary);
-      file.write(result.cubin.data(), static_cast<std::streamsize>(result.cubin.size()));
+      file.write(kernel.cubin->data(), static_cast<std::streamsize>(kernel.cubin->size()));
       if (!file) throw std::runtime_error("cannot write " + opt->cubin_out);
     }
     fmt::print("{}\n  kernel     {}\n  target     {}\n  registers  {}\n  spills     {} B stored, {} B loaded\n"
                "  stack      {} B\n  shared     {} B dynamic\n  cache      {}\n  verdict    {}\n",
-               attention::format(config), result.lowered(request.name_expressions[0]), target.name(), u.registers,
-               u.spill_store_bytes, u.spill_load_bytes, u.stack_frame_bytes, attention::shared_bytes(config, problem),
-               result.from_cache ? "hit" : fmt::format("miss ({:.2f} s)", result.compile_seconds),
-               attention::rejected_resources(u).value_or("accepted"));
+               attention::format(config), kernel.kernel_name, target.name(), u.registers, u.spill_store_bytes,
+               u.spill_load_bytes, u.stack_frame_bytes, attention::shared_bytes(config, problem),
+               kernel.compiled_now ? fmt::format("miss ({:.2f} s)", kernel.compile_seconds)
+                                   : fmt::format("hit (built in {:.2f} s)", kernel.compile_seconds),
+               rejection ? rejection->reason : std::string("accepted"));
   });
 }
 

@@ -1,33 +1,59 @@
 // evotune search: run a search and record every trial in the evidence database. Three modes:
-//   --problem P             attention configs on GPUs, evaluated in `evotune worker` processes;
-//   --problem P --compile-only   no GPU: compile what a search would consider into the cubin cache;
+//   --problem P             attention configs on GPUs: prepared (rules, compile in compile processes,
+//                           spill verdict) in this process, checked and timed in `evotune worker` processes;
+//   --problem P --compile-only   no GPU: prepare what a search would consider, into the cubin cache;
 //   --replay FILE.t4        a recorded space (Kernel Tuner T4): the whole loop without a GPU.
 #include <fmt/format.h>
+#include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <optional>
-#include <future>
 #include <filesystem>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <thread>
 
 #include "cli/cli_common.h"
 #include "evidence/store.h"
-#include "evidence/trial_json.h"
+#include "runtime/compile_processes.h"
+#include "runtime/device_properties.h"
 #include "runtime/errors.h"
-#include "search/coordinator.h"
-#include "search/worker_pool.h"
-#include "search/compile_ahead.h"
 #include "search/attention_history.h"
 #include "search/attention_space.h"
-#include "runtime/device_properties.h"
-#include "runtime/compile_pool.h"
+#include "search/coordinator.h"
+#include "search/prepare_ahead.h"
+#include "search/worker_pool.h"
+#include "search/worker_protocol.h"
 #include "templates/attention/attention_family.h"
 
 namespace evotune::cli {
 namespace {
+
+struct Options {
+  std::string replay, strategy = "evo", db = "evotune.db";
+  int budget = 100;
+  std::uint64_t seed = 1;
+  std::int64_t resume = 0;
+  int kill_after = 0;
+  std::string devices;
+  double trial_timeout = 60;
+  int worker_abort_at = 0, worker_hang_at = 0;
+  std::string compile_crash_on, compile_hang_on;
+  int history = 3;
+  std::string problem, target = "sm_90a";
+  std::string evo;
+  double max_minutes = 0;
+  int stop_after_stagnant = 0;
+  bool compile_only = false;
+  unsigned compile_processes = 0;
+  int lookahead = 2;
+  std::string space = "default";
+  double compile_timeout = 30;
+  std::string summary_json;
+};
 
 void print_progress(const search::Progress& p, bool terminal) {
   const double rate = p.elapsed_seconds > 0 ? p.evaluated / p.elapsed_seconds : 0;
@@ -42,19 +68,79 @@ void print_progress(const search::Progress& p, bool terminal) {
   }
 }
 
-}  // namespace
+// "0,1" -> {0, 1}; a one-line usage error for anything else.
+std::vector<int> parse_devices(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ',');) {
+    std::size_t used = 0;
+    int device = -1;
+    try {
+      device = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || device < 0) {
+      throw UsageError(fmt::format("bad --devices '{}': a comma-separated list of GPU ordinals, e.g. 0,1", text));
+    }
+    out.push_back(device);
+  }
+  if (out.empty()) throw UsageError("--devices names no GPU");
+  return out;
+}
 
-// --compile-only: a uniform random sample of `budget` valid configs (all of them when the space is
-// smaller), compiled on every core into the cubin cache, each recorded with its resource usage as
-// `compiled`, `invalid` (rejected: spills) or `compile_error`. The cache can then travel to the GPU
-// machine, where the same compiles are hits.
-template <typename Options>
+// A cubin cache for one search when the user asked for none (--no-cache): the compile processes write
+// it and the workers read it, and it is removed afterwards, so the user's cache is neither read nor
+// written.
+class PrivateCache {
+ public:
+  PrivateCache() {
+    char pattern[] = "/tmp/evotune-search-cache-XXXXXX";
+    if (mkdtemp(pattern) == nullptr) throw std::runtime_error("cannot create a temporary cubin cache");
+    path_ = pattern;
+  }
+  ~PrivateCache() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string self_executable() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
+
+// The compile processes of a search or sweep, with their test hooks.
+runtime::CompileProcessOptions compile_process_options(const Options& opt, double timeout_seconds) {
+  runtime::CompileProcessOptions o;
+  o.command = {self_executable(), "compile-server"};
+  if (!opt.compile_crash_on.empty()) o.command.insert(o.command.end(), {"--test-crash-on", opt.compile_crash_on});
+  if (!opt.compile_hang_on.empty()) o.command.insert(o.command.end(), {"--test-hang-on", opt.compile_hang_on});
+  o.processes = opt.compile_processes;
+  if (timeout_seconds > 0) o.time_limit_seconds = timeout_seconds;
+  // Below the worker that feeds the GPU and this coordinator: a compile may wait, the GPU should not.
+  o.niceness = 5;
+  return o;
+}
+
+// --compile-only: a uniform random sample of `budget` configs of the space (all of them when it is
+// smaller), prepared in compile processes into the cubin cache, each recorded with its resources as
+// `compiled`, `invalid` (spills), `compile_error` or `compile_timeout`. The cache can then travel to the
+// GPU machine, where the same compiles are hits.
 void run_compile_only(const Options& opt, const GlobalOptions& globals) {
-  attention::Problem problem = attention::Problem::parse(opt.problem);
-  runtime::Target target = runtime::Target::parse(opt.target);
-  search::SearchSpace space = search::attention_search_space(problem, DeviceLimits::for_target(target));
+  const attention::Problem problem = attention::Problem::parse(opt.problem);
+  const runtime::Target target = runtime::Target::parse(opt.target);
+  const DeviceLimits limits = DeviceLimits::for_target(target);
+  const search::SpaceScope scope = search::parse_space_scope(opt.space);
+  search::SearchSpace space = search::attention_search_space(problem, limits, scope);
   auto strategy = search::make_random(space, opt.seed);
   std::vector<Config> configs = strategy->propose(opt.budget);
+  std::optional<PrivateCache> private_cache;
+  if (globals.no_cache) private_cache.emplace();
+  runtime::CubinCache cache(private_cache ? private_cache->path() : cache_dir(globals));
+  runtime::CompileProcessPool processes(compile_process_options(opt, opt.compile_timeout));
+  runtime::CachingCompiler compiler(processes, cache);
   evidence::Store store(opt.db, evidence::Store::Mode::read_write);
   evidence::RunInfo info;
   info.family = "attention";
@@ -65,38 +151,37 @@ void run_compile_only(const Options& opt, const GlobalOptions& globals) {
   info.budget = opt.budget;
   info.device = target.name();
   info.versions = fmt::format("evotune {} NVRTC {}", EVOTUNE_VERSION, runtime::nvrtc_version());
-  info.options_json = nlohmann::json{{"target", target.name()}, {"compile_only", true}}.dump();
+  info.options_json = nlohmann::json{{"target", target.name()}, {"compile_only", true}, {"space", opt.space},
+                                     {"compile_timeout", opt.compile_timeout}}
+                          .dump();
   std::int64_t run_id = store.create_run(info);
-  fmt::print(stderr, "search: compile-only run {} in {}: {} valid configs of {} for {} on {}\n", run_id, opt.db,
-             configs.size(), problem.to_string(), target.name(), "all cores");
-  CompilerStack stack(globals);
-  runtime::CompilePool pool(stack.compiler(), opt.threads);
-  std::vector<std::future<runtime::CompileResult>> futures;
-  for (const Config& c : configs) futures.push_back(pool.submit(attention::compile_request(c, problem, target)));
+  fmt::print(stderr, "search: compile-only run {} in {}: {} configs of {} ({} space) for {} in {} compile processes\n",
+             run_id, opt.db, configs.size(), problem.to_string(), opt.space, target.name(), processes.processes());
+  search::PrepareAhead ahead(
+      [&](const Config& c) { return attention::prepare(c, problem, limits, target, compiler); }, processes.processes());
+  ahead.submit(configs);
   int accepted = 0, rejected = 0, failed = 0;
   const bool terminal = isatty(fileno(stderr)) != 0;
   for (std::size_t i = 0; i < configs.size(); ++i) {
+    const std::shared_ptr<const runtime::Preparation> p = ahead.wait(configs[i]);
     evidence::TrialRecord t;
     t.seq = static_cast<int>(i);
     t.config_key = configs[i].key();
     t.config = attention::format(configs[i]);
-    try {
-      runtime::CompileResult r = futures[i].get();
-      const runtime::ResourceUsage& u = r.resources_of(attention::name_expression(configs[i], problem));
-      t.resources_json = runtime::to_json(u).dump();
-      t.compile_seconds = r.compile_seconds;
-      if (auto why = attention::rejected_resources(u)) {
-        t.status = "invalid";
-        t.error = *why;
-        ++rejected;
-      } else {
-        t.status = "compiled";
-        ++accepted;
-      }
-    } catch (const std::exception& e) {
-      t.status = "compile_error";
-      t.error = e.what();
-      ++failed;
+    const runtime::PreparedKernel* kernel = runtime::prepared(*p);
+    if (const runtime::Rejection* r = runtime::rejected(*p)) {
+      t.status = r->trial_status();
+      t.error = r->reason;
+      t.compile_seconds = r->compile_seconds;
+      if (r->compiled) kernel = &*r->compiled;
+      ++(r->compiled ? rejected : failed);
+    } else {
+      t.status = "compiled";
+      ++accepted;
+    }
+    if (kernel != nullptr) {
+      t.resources_json = runtime::to_json(kernel->resources).dump();
+      t.compile_seconds = kernel->compile_seconds;
     }
     store.record_trial(run_id, t);
     std::string line = fmt::format("compiled {:>4}/{}  accepted {}  rejected (spills) {}  errors {}", i + 1,
@@ -109,8 +194,8 @@ void run_compile_only(const Options& opt, const GlobalOptions& globals) {
   }
   if (terminal) fmt::print(stderr, "\n");
   store.finish_run(run_id, "finished");
-  fmt::print("run {}: {} configs compiled for {}: {} accepted, {} rejected for spills, {} compile errors\n", run_id,
-             configs.size(), target.name(), accepted, rejected, failed);
+  fmt::print("run {}: {} configs prepared for {}: {} accepted, {} rejected for spills, {} compile errors or timeouts\n",
+             run_id, configs.size(), target.name(), accepted, rejected, failed);
 }
 
 std::vector<Config> configs_from_keys(const std::vector<std::string>& keys) {
@@ -119,8 +204,9 @@ std::vector<Config> configs_from_keys(const std::vector<std::string>& keys) {
   return out;
 }
 
-// What a resumed run keeps from its start: the same strategy, seed, budget and historical seeds, so the
-// strategy replays exactly; `options` holds the rest (replay file, devices, timeout).
+// What a run keeps from its start so that a resume replays it exactly: strategy, seed, budget, historical
+// seeds, evo options, stopping rule, lookahead, space and compile limit (`options` holds the rest). Runs
+// recorded before a setting existed resume with the behaviour they were recorded with.
 struct RunSettings {
   std::string strategy;
   std::uint64_t seed = 0;
@@ -128,6 +214,9 @@ struct RunSettings {
   std::vector<std::string> seeds;
   std::string evo;  // evo options as given, e.g. "offspring=12"
   int stop_after_stagnant = 0;
+  int lookahead = 1;
+  std::string space = "all";
+  double compile_timeout = 0;  // 0: none
   nlohmann::json options;
 };
 
@@ -142,21 +231,44 @@ RunSettings resumed_settings(const evidence::Store& store, std::int64_t run_id, 
   r.seeds = r.options.value("seeds", std::vector<std::string>{});
   r.evo = r.options.value("evo", "");
   r.stop_after_stagnant = r.options.value("stop_after_stagnant", 0);
+  r.lookahead = r.options.value("lookahead", 1);
+  r.space = r.options.value("space", "all");
+  r.compile_timeout = r.options.value("compile_timeout", 0.0);
   return r;
 }
 
-// The coordinator loop with progress on stderr; marks the run finished.
+// The settings of a new run, from the command line.
+RunSettings new_settings(const Options& opt) {
+  RunSettings r;
+  r.strategy = opt.strategy;
+  r.seed = opt.seed;
+  r.budget = opt.budget;
+  r.evo = opt.evo;
+  r.stop_after_stagnant = opt.stop_after_stagnant;
+  r.lookahead = opt.lookahead;
+  r.space = opt.space;
+  r.compile_timeout = opt.compile_timeout;
+  return r;
+}
+
+nlohmann::json stored_options(const RunSettings& s) {
+  return {{"seeds", s.seeds},         {"evo", s.evo},     {"stop_after_stagnant", s.stop_after_stagnant},
+          {"lookahead", s.lookahead}, {"space", s.space}, {"compile_timeout", s.compile_timeout}};
+}
+
+// The coordinator loop with progress on stderr; marks the run finished (or interrupted).
 search::SearchSummary drive_search(evidence::Store& store, std::int64_t run_id, const search::SearchSpace& space,
-                                   search::Strategy& strategy, search::Evaluator& evaluator, int budget, int batch,
-                                   int kill_after, double max_minutes, int stop_after_stagnant) {
+                                   search::Strategy& strategy, search::Evaluator& evaluator, const RunSettings& settings,
+                                   int batch, const Options& opt) {
   search::SearchOptions options;
-  options.budget = budget;
+  options.budget = settings.budget;
   options.batch = batch;
-  if (max_minutes > 0) options.max_seconds = 60 * max_minutes;
-  options.stop_after_stagnant = stop_after_stagnant;
+  options.lookahead = settings.lookahead;
+  if (opt.max_minutes > 0) options.max_seconds = 60 * opt.max_minutes;
+  options.stop_after_stagnant = settings.stop_after_stagnant;
   const bool terminal = isatty(fileno(stderr)) != 0;
   options.on_generation = [terminal](const search::Progress& p) { print_progress(p, terminal); };
-  if (kill_after > 0) options.kill_after = kill_after;
+  if (opt.kill_after > 0) options.kill_after = opt.kill_after;
   search::SearchSummary summary = search::run_search(store, run_id, space, strategy, evaluator, options);
   if (terminal) fmt::print(stderr, "\n");
   // A run stopped by the clock has budget left: `interrupted`, to be continued with --resume.
@@ -166,7 +278,7 @@ search::SearchSummary drive_search(evidence::Store& store, std::int64_t run_id, 
                summary.stop_reason == "time"         ? "wall-time limit; --resume continues it"
                : summary.stop_reason == "stagnation" ? "no new best for --stop-after-stagnant generations"
                                                      : "the strategy has nothing left to propose",
-               summary.evaluated, budget);
+               summary.evaluated, settings.budget);
   }
   return summary;
 }
@@ -180,16 +292,14 @@ std::string best_text(const search::SearchSummary& s) {
 void record_baselines(evidence::Store& store, std::int64_t run_id, search::WorkerPool& pool) {
   if (!store.baselines(run_id).empty()) return;
   fmt::print(stderr, "search: measuring the baselines (unfused cuBLAS attention, GEMM and copy peaks)\n");
-  std::optional<std::string> reply = pool.ask(0, R"({"baselines": true})");
+  std::optional<std::string> reply = pool.ask(0, search::to_line(search::WorkerRequest{search::BaselinesRequest{}}));
   if (!reply) {
     fmt::print(stderr, "search: the worker failed while measuring the baselines; the run has none\n");
     return;
   }
-  // Parsed into a named value: a range-for over parse(...).at(...) would iterate a destroyed temporary.
   std::vector<evidence::BaselineRecord> measured;
   try {
-    const nlohmann::json parsed = nlohmann::json::parse(*reply);
-    for (const nlohmann::json& b : parsed.at("baselines")) measured.push_back(evidence::baseline_from_json(b));
+    measured = search::parse_baselines_reply(*reply);
   } catch (const std::exception& e) {  // the trials are recorded already; a bad reply costs only the baselines
     fmt::print(stderr, "search: unreadable baselines from the worker ({}); the run has none\n", e.what());
     return;
@@ -206,150 +316,233 @@ void record_baselines(evidence::Store& store, std::int64_t run_id, search::Worke
   }
 }
 
-// A search of attention configs on GPUs: one `evotune worker --problem` per device evaluates (compile,
-// check, time); this process only proposes, records and reports.
-template <typename Options>
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// A search of attention configs on GPUs: this process proposes, prepares (compile processes) and
+// records; one `evotune worker --problem` per device loads, checks and times.
 void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
+  const auto command_start = std::chrono::steady_clock::now();
   attention::Problem problem = attention::Problem::parse(opt.problem);
+  std::vector<int> ordinals = parse_devices(opt.devices.empty() ? "0" : opt.devices);
   // The device first: without one (exit 3) no database is created or touched.
-  {
-    std::string first = opt.devices.empty() ? "0" : opt.devices.substr(0, opt.devices.find(','));
-    if (opt.resume != 0) {
-      evidence::Store peek(opt.db, evidence::Store::Mode::read_only);
-      std::optional<evidence::RunInfo> info = peek.run_info(opt.resume);
-      if (info) {
-        std::string recorded = nlohmann::json::parse(info->options_json).value("devices", first);
-        first = recorded.substr(0, recorded.find(','));
-      }
+  if (opt.resume != 0) {
+    evidence::Store peek(opt.db, evidence::Store::Mode::read_only);
+    if (std::optional<evidence::RunInfo> info = peek.run_info(opt.resume)) {
+      ordinals = parse_devices(nlohmann::json::parse(info->options_json).value("devices", std::string("0")));
     }
-    runtime::query_device(std::stoi(first));
   }
+  const runtime::DeviceProperties props = runtime::query_device(ordinals.at(0));  // no device: exit 3
   evidence::Store store(opt.db, evidence::Store::Mode::read_write);
   std::int64_t run_id = opt.resume;
-  std::string devices = opt.devices.empty() ? "0" : opt.devices;
-  std::string strategy_name = opt.strategy;
-  std::uint64_t seed = opt.seed;
-  int budget = opt.budget;
-  double timeout = opt.trial_timeout;
-  std::string evo = opt.evo;
-  int stop_after_stagnant = opt.stop_after_stagnant;
-  std::vector<std::string> seed_keys;
-  if (run_id != 0) {
-    RunSettings resumed = resumed_settings(store, run_id, opt.db);
-    evo = resumed.evo;
-    stop_after_stagnant = resumed.stop_after_stagnant;
-    devices = resumed.options.value("devices", devices);
-    timeout = resumed.options.value("trial_timeout", timeout);
-    seed_keys = resumed.seeds;
-    strategy_name = resumed.strategy;
-    seed = resumed.seed;
-    budget = resumed.budget;
-  }
-  std::vector<int> ordinals;
-  std::stringstream list(devices);
-  for (std::string d; std::getline(list, d, ',');) ordinals.push_back(std::stoi(d));
-  runtime::DeviceProperties props = runtime::query_device(ordinals.at(0));  // no device: exit 3
-  search::SearchSpace space = search::attention_search_space(problem, DeviceLimits::from(props));
-  if (run_id == 0 && strategy_name == "evo" && opt.history > 0) {
+  RunSettings settings = run_id != 0 ? resumed_settings(store, run_id, opt.db) : new_settings(opt);
+  double timeout = run_id != 0 ? settings.options.value("trial_timeout", opt.trial_timeout) : opt.trial_timeout;
+  const search::SpaceScope scope = search::parse_space_scope(settings.space);
+  const DeviceLimits limits = DeviceLimits::from(props);
+  search::SearchSpace space = search::attention_search_space(problem, limits, scope);
+  if (run_id == 0 && settings.strategy == "evo" && opt.history > 0) {
     for (const search::HistoricalSeed& s :
          search::attention_historical_seeds(store, problem, props.name, space, opt.history)) {
       fmt::print(stderr, "search: historical seed from run {} ({} on {}, distance {:.1f}): {}\n", s.run_id, s.problem,
                  s.device, s.distance, format_config(s.config, space.parameters()));
-      seed_keys.push_back(s.config.key());
+      settings.seeds.push_back(s.config.key());
     }
   }
-  auto strategy = search::make_strategy(strategy_name, space, seed, configs_from_keys(seed_keys),
-                                        search::parse_evo_options(evo));
+  auto strategy = search::make_strategy(settings.strategy, space, settings.seed, configs_from_keys(settings.seeds),
+                                        search::parse_evo_options(settings.evo));
+  std::string devices;
+  for (int d : ordinals) devices += (devices.empty() ? "" : ",") + std::to_string(d);
   if (run_id == 0) {
     evidence::RunInfo info;
     info.family = "attention";
     info.problem = problem.to_string();
     info.problem_json = attention::to_json(problem).dump();
-    info.strategy = strategy_name;
-    info.seed = seed;
-    info.budget = budget;
+    info.strategy = settings.strategy;
+    info.seed = settings.seed;
+    info.budget = settings.budget;
     info.device = props.name;
     info.device_json = runtime::to_json(props).dump();
     info.versions = fmt::format("evotune {} NVRTC {} driver {}", EVOTUNE_VERSION, runtime::nvrtc_version(),
                                 runtime::format_cuda_version(props.driver_version));
-    info.options_json =
-        nlohmann::json{{"devices", devices}, {"trial_timeout", timeout}, {"seeds", seed_keys}, {"evo", evo},
-                        {"stop_after_stagnant", stop_after_stagnant}}
-            .dump();
+    nlohmann::json options = stored_options(settings);
+    options["devices"] = devices;
+    options["trial_timeout"] = timeout;
+    info.options_json = options.dump();
     run_id = store.create_run(info);
-    fmt::print(stderr, "search: run {} in {} ({} on {} with {} worker(s), budget {}, seed {}, {} historical seeds)\n",
-               run_id, opt.db, strategy_name, props.name, ordinals.size(), budget, seed, seed_keys.size());
-  } else {
-    fmt::print(stderr, "search: resuming run {} in {}\n", run_id, opt.db);
   }
-  // Workers use this process's cache settings, so what one compiles the others (and later runs) reuse.
-  std::vector<std::string> global_args;
-  if (!globals.cache_dir.empty()) global_args = {"--cache-dir", globals.cache_dir};
-  if (globals.no_cache) global_args.push_back("--no-cache");
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  // The cubin cache is where prepared kernels travel from the compile processes to the workers.
+  std::optional<PrivateCache> private_cache;
+  if (globals.no_cache) private_cache.emplace();
+  const std::filesystem::path cache_path = private_cache ? private_cache->path() : cache_dir(globals);
+  runtime::CubinCache cache(cache_path);
+  runtime::CompileProcessPool processes(compile_process_options(opt, settings.compile_timeout));
+  runtime::CachingCompiler compiler(processes, cache);
+  const runtime::Target target = runtime::Target::parse(props.native_target());
+  search::PrepareAhead ahead(
+      [&](const Config& c) { return attention::prepare(c, problem, limits, target, compiler); }, processes.processes());
+  fmt::print(stderr,
+             "search: {} run {} in {} ({} on {}, {} worker(s), budget {}, seed {}, {} historical seeds; {} space, "
+             "lookahead {}, {} compile processes)\n",
+             opt.resume != 0 ? "resuming" : "new", run_id, opt.db, settings.strategy, props.name, ordinals.size(),
+             settings.budget, settings.seed, settings.seeds.size(), settings.space, settings.lookahead,
+             processes.processes());
   std::vector<search::WorkerCommand> commands;
   for (int d : ordinals) {
-    search::WorkerCommand c{self, global_args};
+    search::WorkerCommand c{self_executable(), {"--cache-dir", cache_path.string()}};
     c.args.insert(c.args.end(), {"worker", "--device", std::to_string(d), "--problem", problem.to_string()});
     commands.push_back(std::move(c));
   }
   search::WorkerPool pool(std::move(commands), std::chrono::milliseconds(static_cast<long long>(timeout * 1000)));
-  // Compile-ahead into the cache the workers read; pointless (and so off) without a cache.
-  std::optional<CompilerStack> stack;
-  std::optional<search::CompileAhead> ahead;
-  if (!globals.no_cache) {
-    stack.emplace(globals);
-    const runtime::Target target = runtime::Target::parse(props.native_target());
-    const DeviceLimits limits = DeviceLimits::from(props);
-    ahead.emplace(stack->compiler(), opt.threads,
-                  [problem, target, limits](const Config& c) -> std::optional<runtime::CompileRequest> {
-                    if (attention::invalid_reason(c, problem, limits)) return std::nullopt;
-                    return attention::compile_request(c, problem, target);
-                  });
-    pool.set_compile_ahead(&*ahead);
-  }
+  pool.set_preparer(&ahead);
   const auto start = std::chrono::steady_clock::now();
-  search::SearchSummary s = drive_search(store, run_id, space, *strategy, pool, budget,
+  search::SearchSummary s = drive_search(store, run_id, space, *strategy, pool, settings,
                                          std::max<int>(static_cast<int>(ordinals.size()), search::SearchOptions{}.batch),
-                                         opt.kill_after, opt.max_minutes, stop_after_stagnant);
+                                         opt);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   record_baselines(store, run_id, pool);
+  // Where the time went: per worker (GPU), busy + waiting for compiles + other idle + start-up and pipe
+  // latency (in flight but not busy) add up to the search's wall time.
+  const search::WorkerTimeline& t = pool.timeline();
+  const search::PrepareAhead::Stats c = ahead.stats();
+  const double gpu_seconds = wall * static_cast<double>(ordinals.size());
+  const double busy_fraction = gpu_seconds > 0 ? t.busy / gpu_seconds : 0;
+  const double wait_fraction = gpu_seconds > 0 ? t.waiting_for_prepare / gpu_seconds : 0;
+  const double nvrtc_median = median(c.nvrtc_seconds);
+  const double nvrtc_max = c.nvrtc_seconds.empty() ? 0 : *std::max_element(c.nvrtc_seconds.begin(), c.nvrtc_seconds.end());
   fmt::print("run {}: {} trials ({} new) in {:.1f} s, {} valid, best {}; workers restarted {} times\n", run_id,
              s.evaluated, s.newly_evaluated, wall, s.valid, best_text(s), pool.restarts());
-  if (ahead) {
-    fmt::print("compile-ahead: {} configs compiled on {} threads while the GPU worked; workers waited {:.1f} s for "
-               "compiles\n",
-               ahead->stats().submitted, ahead->threads(), ahead->stats().waited_seconds);
+  fmt::print("GPU time: busy {:.1f} s ({:.0f}% of the wall time: loading, checking and timing configs), waited for "
+             "compiles {:.1f} s ({:.0f}%), other idle {:.1f} s, worker start-up and messaging {:.1f} s; {} configs "
+             "evaluated ahead of their batch\n",
+             t.busy, 100 * busy_fraction, t.waiting_for_prepare, 100 * wait_fraction, t.idle_other,
+             std::max(0.0, t.in_flight - t.busy), t.early);
+  fmt::print("compiles: {} configs prepared: {} compiled in {} processes (NVRTC median {:.2f} s, max {:.2f} s), {} from "
+             "the cache; rejected: {} by the rules, {} for spills, {} compile errors, {} compile timeouts; lookahead {}\n",
+             c.prepared, c.compiled_now, processes.processes(), nvrtc_median, nvrtc_max, c.from_cache,
+             c.rejected_by_rule, c.rejected_resources, c.compile_errors, c.compile_timeouts, settings.lookahead);
+  if (!opt.summary_json.empty()) {
+    const double command_wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - command_start).count();
+    write_output_file(opt.summary_json,
+                      nlohmann::json{{"run_id", run_id},
+                                     {"trials", s.evaluated},
+                                     {"new_trials", s.newly_evaluated},
+                                     {"valid", s.valid},
+                                     {"best_us", s.best_us ? nlohmann::json(*s.best_us) : nlohmann::json(nullptr)},
+                                     {"best_config", s.best_config},
+                                     {"search_wall_s", wall},
+                                     {"command_wall_s", command_wall},
+                                     {"workers", ordinals.size()},
+                                     {"gpu_busy_s", t.busy},
+                                     {"gpu_wait_s", t.waiting_for_prepare},
+                                     {"gpu_idle_other_s", t.idle_other},
+                                     {"gpu_in_flight_s", t.in_flight},
+                                     {"gpu_busy_fraction", busy_fraction},
+                                     {"gpu_wait_fraction", wait_fraction},
+                                     {"evaluated_early", t.early},
+                                     {"prepared", c.prepared},
+                                     {"compiled_now", c.compiled_now},
+                                     {"from_cache", c.from_cache},
+                                     {"rejected_by_rule", c.rejected_by_rule},
+                                     {"rejected_resources", c.rejected_resources},
+                                     {"compile_errors", c.compile_errors},
+                                     {"compile_timeouts", c.compile_timeouts},
+                                     {"nvrtc_median_s", nvrtc_median},
+                                     {"nvrtc_max_s", nvrtc_max},
+                                     {"compile_processes", processes.processes()},
+                                     {"lookahead", settings.lookahead},
+                                     {"space", settings.space},
+                                     {"worker_restarts", pool.restarts()}}
+                              .dump(2) +
+                          "\n");
   }
 }
 
+void run_replay_search(const Options& opt) {
+  evidence::Store store(opt.db, evidence::Store::Mode::read_write);
+  std::int64_t run_id = opt.resume;
+  RunSettings settings = run_id != 0 ? resumed_settings(store, run_id, opt.db) : new_settings(opt);
+  std::string replay = opt.replay;
+  if (run_id != 0 && replay.empty()) replay = settings.options.value("replay", "");
+  if (replay.empty()) throw UsageError("give --problem P (a GPU search) or --replay FILE (a recorded space)");
+  search::T4Space recorded = search::T4Space::load(replay);
+  // Historical solutions: chosen when a run starts and stored with it, so that a resume replays the
+  // strategy from exactly the same seeds.
+  if (run_id == 0 && settings.strategy == "evo") {
+    for (const evidence::TrialRecord& t : store.best_per_run("replay", recorded.name())) {
+      if (static_cast<int>(settings.seeds.size()) < opt.history) settings.seeds.push_back(t.config_key);
+    }
+  }
+  auto strategy = search::make_strategy(settings.strategy, recorded.space(), settings.seed,
+                                        configs_from_keys(settings.seeds), search::parse_evo_options(settings.evo));
+  if (run_id == 0) {
+    evidence::RunInfo info;
+    info.family = "replay";
+    info.problem = recorded.name();
+    info.problem_json = nlohmann::json{{"t4", recorded.name()}}.dump();
+    info.strategy = settings.strategy;
+    info.seed = settings.seed;
+    info.budget = settings.budget;
+    info.device = "replay";
+    info.versions = "evotune " EVOTUNE_VERSION;
+    nlohmann::json options = stored_options(settings);
+    options["replay"] = replay;
+    info.options_json = options.dump();
+    run_id = store.create_run(info);
+    fmt::print(stderr, "search: run {} in {} ({} on {}, budget {}, seed {}, {} historical seeds, lookahead {})\n",
+               run_id, opt.db, settings.strategy, recorded.name(), settings.budget, settings.seed,
+               settings.seeds.size(), settings.lookahead);
+  } else {
+    fmt::print(stderr, "search: resuming run {} in {}\n", run_id, opt.db);
+  }
+  std::unique_ptr<search::Evaluator> evaluator = std::make_unique<search::ReplayEvaluator>(recorded);
+  if (!opt.devices.empty()) {
+    std::vector<search::WorkerCommand> commands;
+    for (int device : parse_devices(opt.devices)) {
+      search::WorkerCommand c{self_executable(), {"worker", "--device", std::to_string(device), "--replay", replay}};
+      if (opt.worker_abort_at > 0) c.args.insert(c.args.end(), {"--test-abort-at", std::to_string(opt.worker_abort_at)});
+      if (opt.worker_hang_at > 0) c.args.insert(c.args.end(), {"--test-hang-at", std::to_string(opt.worker_hang_at)});
+      commands.push_back(std::move(c));
+    }
+    evaluator = std::make_unique<search::WorkerPool>(
+        std::move(commands), std::chrono::milliseconds(static_cast<long long>(opt.trial_timeout * 1000)));
+  }
+  search::SearchSummary s =
+      drive_search(store, run_id, recorded.space(), *strategy, *evaluator, settings, search::SearchOptions{}.batch, opt);
+  fmt::print("run {}: {} trials ({} new), {} valid, best {}\n", run_id, s.evaluated, s.newly_evaluated, s.valid,
+             best_text(s));
+}
+
+}  // namespace
+
 void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   auto* cmd = app.add_subcommand("search", "Search a space and record every trial in the evidence database");
-  struct Options {
-    std::string replay, strategy = "evo", db = "evotune.db";
-    int budget = 100;
-    std::uint64_t seed = 1;
-    std::int64_t resume = 0;
-    int kill_after = 0;
-    std::string devices;
-    double trial_timeout = 60;
-    int worker_abort_at = 0, worker_hang_at = 0;
-    int history = 3;
-    std::string problem, target = "sm_90a";
-    std::string evo;
-    double max_minutes = 0;
-    int stop_after_stagnant = 0;
-    bool compile_only = false;
-    unsigned threads = 0;
-  };
   auto opt = std::make_shared<Options>();
   cmd->add_option("--replay", opt->replay, "evaluate against a recorded space (Kernel Tuner T4 file) instead of a GPU")
       ->check(CLI::ExistingFile);
   cmd->add_option("--problem", opt->problem, "attention problem, e.g. b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16");
   cmd->add_flag("--compile-only", opt->compile_only,
-                "no GPU: compile the configs a search would consider into the cubin cache and record their resources");
+                "no GPU: prepare (compile) the configs a search would consider into the cubin cache and record "
+                "their resources");
   cmd->add_option("--target", opt->target, "compile target for --compile-only, e.g. sm_90a, sm_80");
-  cmd->add_option("--threads", opt->threads, "compile threads (0: one per hardware thread)");
+  cmd->add_option("--compile-processes", opt->compile_processes,
+                  "compile processes (evotune compile-server) running NVRTC at once (0: one per hardware thread)")
+      ->check(CLI::Range(0u, 1024u));
+  cmd->add_option("--compile-timeout", opt->compile_timeout,
+                  "seconds a config's compile may take before it is killed and recorded as compile_timeout (0: no "
+                  "limit; kept for --resume)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--space", opt->space,
+                  "default: valid configs less those known not to pay (mma=scalar on sm_80+: see README); all: every "
+                  "valid config (kept for --resume)")
+      ->check(CLI::IsMember({"default", "all"}));
+  cmd->add_option("--lookahead", opt->lookahead,
+                  "batches proposed ahead of their results, so the next batch compiles while this one is timed (1: "
+                  "every batch sees every earlier result; kept for --resume)")
+      ->check(CLI::Range(1, 8));
   cmd->add_option("--strategy", opt->strategy, "evo, random or exhaustive");
   cmd->add_option("--evo", opt->evo,
                   "evo options over the defaults, e.g. offspring=12 (see README: choosing the evo defaults)");
@@ -370,11 +563,16 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
                   "evaluate in `evotune worker` processes, one per listed device, in parallel (e.g. 0,1)");
   cmd->add_option("--trial-timeout", opt->trial_timeout, "seconds before a worker's trial is killed as a timeout")
       ->check(CLI::PositiveNumber);
-  // Test only: kill this process with SIGKILL after N newly recorded trials (the resume test uses it),
-  // or make the workers abort / hang on their Nth request (the crash and timeout tests).
+  cmd->add_option("--summary-json", opt->summary_json,
+                  "GPU search: also write the final figures (trials, wall time, GPU busy and waiting, compiles) as JSON");
+  // Test only: kill this process with SIGKILL after N newly recorded trials (the resume test uses it), make
+  // the workers abort / hang on their Nth request, or the compile processes crash / hang on configs whose
+  // label contains a marker (the crash and timeout tests).
   cmd->add_option("--test-kill-after", opt->kill_after)->group("");
   cmd->add_option("--test-worker-abort-at", opt->worker_abort_at)->group("");
   cmd->add_option("--test-worker-hang-at", opt->worker_hang_at)->group("");
+  cmd->add_option("--test-compile-crash-on", opt->compile_crash_on)->group("");
+  cmd->add_option("--test-compile-hang-on", opt->compile_hang_on)->group("");
   cmd->callback([opt, &globals] {
     if (!opt->problem.empty()) {
       if (!opt->replay.empty()) throw UsageError("give --problem or --replay, not both");
@@ -389,80 +587,13 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
       evidence::Store peek(opt->db, evidence::Store::Mode::read_only);
       std::optional<evidence::RunInfo> info = peek.run_info(opt->resume);
       if (info && info->family == "attention") {
-        auto resumed = *opt;
+        Options resumed = *opt;
         resumed.problem = info->problem;
         run_gpu_search(resumed, globals);
         return;
       }
     }
-    evidence::Store store(opt->db, evidence::Store::Mode::read_write);
-    std::int64_t run_id = opt->resume;
-    std::string replay = opt->replay;
-    std::string strategy_name = opt->strategy;
-    std::uint64_t seed = opt->seed;
-    int budget = opt->budget;
-    std::string evo = opt->evo;
-    int stop_after_stagnant = opt->stop_after_stagnant;
-    // Historical solutions: chosen when a run starts and stored with it, so that a resume replays the
-    // strategy from exactly the same seeds.
-    std::vector<std::string> seed_keys;
-    if (run_id != 0) {
-      RunSettings resumed = resumed_settings(store, run_id, opt->db);
-      if (replay.empty()) replay = resumed.options.value("replay", "");
-      strategy_name = resumed.strategy;
-      seed = resumed.seed;
-      budget = resumed.budget;
-      seed_keys = resumed.seeds;
-      evo = resumed.evo;
-      stop_after_stagnant = resumed.stop_after_stagnant;
-    }
-    if (replay.empty()) throw UsageError("give --problem P (a GPU search) or --replay FILE (a recorded space)");
-    search::T4Space recorded = search::T4Space::load(replay);
-    if (run_id == 0 && strategy_name == "evo") {
-      for (const evidence::TrialRecord& t : store.best_per_run("replay", recorded.name())) {
-        if (static_cast<int>(seed_keys.size()) < opt->history) seed_keys.push_back(t.config_key);
-      }
-    }
-    auto strategy = search::make_strategy(strategy_name, recorded.space(), seed, configs_from_keys(seed_keys),
-                                          search::parse_evo_options(evo));
-    if (run_id == 0) {
-      evidence::RunInfo info;
-      info.family = "replay";
-      info.problem = recorded.name();
-      info.problem_json = nlohmann::json{{"t4", recorded.name()}}.dump();
-      info.strategy = strategy_name;
-      info.seed = seed;
-      info.budget = budget;
-      info.device = "replay";
-      info.versions = "evotune " EVOTUNE_VERSION;
-      info.options_json = nlohmann::json{{"replay", replay}, {"seeds", seed_keys}, {"evo", evo},
-                        {"stop_after_stagnant", stop_after_stagnant}}
-            .dump();
-      run_id = store.create_run(info);
-      fmt::print(stderr, "search: run {} in {} ({} on {}, budget {}, seed {}, {} historical seeds)\n", run_id, opt->db,
-                 strategy_name, recorded.name(), budget, seed, seed_keys.size());
-    } else {
-      fmt::print(stderr, "search: resuming run {} in {}\n", run_id, opt->db);
-    }
-    std::unique_ptr<search::Evaluator> evaluator = std::make_unique<search::ReplayEvaluator>(recorded);
-    if (!opt->devices.empty()) {
-      std::vector<search::WorkerCommand> commands;
-      const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-      std::stringstream list(opt->devices);
-      for (std::string device; std::getline(list, device, ',');) {
-        search::WorkerCommand c{self, {"worker", "--device", device, "--replay", replay}};
-        if (opt->worker_abort_at > 0) c.args.insert(c.args.end(), {"--test-abort-at", std::to_string(opt->worker_abort_at)});
-        if (opt->worker_hang_at > 0) c.args.insert(c.args.end(), {"--test-hang-at", std::to_string(opt->worker_hang_at)});
-        commands.push_back(std::move(c));
-      }
-      evaluator = std::make_unique<search::WorkerPool>(
-          std::move(commands), std::chrono::milliseconds(static_cast<long long>(opt->trial_timeout * 1000)));
-    }
-    search::SearchSummary s = drive_search(store, run_id, recorded.space(), *strategy, *evaluator, budget,
-                                           search::SearchOptions{}.batch, opt->kill_after,
-                                           opt->max_minutes, stop_after_stagnant);
-    fmt::print("run {}: {} trials ({} new), {} valid, best {}\n", run_id, s.evaluated, s.newly_evaluated, s.valid,
-               best_text(s));
+    run_replay_search(*opt);
   });
 }
 

@@ -1,19 +1,19 @@
-// evotune worker: the child process that evaluates configs for a search (see search/worker_pool.h).
-// Protocol: one JSON object per line on stdin, {"config": "name=value,..."}; one per line on stdout,
-// {"trial": {...}}. {"baselines": true} asks a GPU worker for the run's reference points instead; it
-// answers {"baselines": [...]}. It exits when stdin closes.
+// evotune worker: the child process that evaluates configs for a search (see search/worker_pool.h); the
+// protocol is search/worker_protocol.h. A GPU worker (--problem) loads kernels the coordinator prepared
+// and never compiles a config; a replay worker (--replay) answers from a recorded space. It exits when
+// stdin closes.
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
-#include "evidence/trial_json.h"
 #include "runtime/errors.h"
 #include "search/attention_evaluator.h"
 #include "search/coordinator.h"
+#include "search/worker_protocol.h"
 #include "templates/attention/problem.h"
 
 namespace evotune::cli {
@@ -29,7 +29,7 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
   auto opt = std::make_shared<Options>();
   cmd->add_option("--device", opt->device, "GPU ordinal")->check(CLI::NonNegativeNumber);
   cmd->add_option("--replay", opt->replay, "answer from a recorded space (T4 file)")->check(CLI::ExistingFile);
-  cmd->add_option("--problem", opt->problem, "evaluate attention configs for this problem on the GPU");
+  cmd->add_option("--problem", opt->problem, "evaluate prepared attention kernels for this problem on the GPU");
   cmd->add_option("--reps", opt->repetitions, "timed repetitions per config")->check(CLI::Range(3, 100000));
   // Test only: abort (SIGABRT), or hang forever, on the Nth request, so the coordinator's crash and
   // timeout handling can be tested without a faulty kernel.
@@ -38,47 +38,56 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->callback([opt, &globals] {
     if (opt->replay.empty() == opt->problem.empty()) throw UsageError("worker: give exactly one of --replay and --problem");
     std::unique_ptr<search::T4Space> recorded;
+    std::unique_ptr<search::ReplayEvaluator> replay;
     std::unique_ptr<CompilerStack> stack;
-    std::unique_ptr<search::Evaluator> evaluator;
-    search::AttentionEvaluator* gpu = nullptr;
+    std::unique_ptr<runtime::CubinCache> kernels;
+    std::unique_ptr<search::AttentionEvaluator> gpu;
     if (!opt->replay.empty()) {
       recorded = std::make_unique<search::T4Space>(search::T4Space::load(opt->replay));
-      evaluator = std::make_unique<search::ReplayEvaluator>(*recorded);
+      replay = std::make_unique<search::ReplayEvaluator>(*recorded);
     } else {
+      if (globals.no_cache) throw UsageError("worker: a GPU worker loads prepared kernels from the cubin cache");
       stack = std::make_unique<CompilerStack>(globals);
-      auto attention = std::make_unique<search::AttentionEvaluator>(attention::Problem::parse(opt->problem), opt->device,
-                                                                    stack->compiler(), opt->repetitions);
-      gpu = attention.get();
-      evaluator = std::move(attention);
+      kernels = std::make_unique<runtime::CubinCache>(cache_dir(globals));
+      gpu = std::make_unique<search::AttentionEvaluator>(attention::Problem::parse(opt->problem), opt->device, *kernels,
+                                                         stack->compiler(), opt->repetitions);
     }
-    int request = 0;
+    int count = 0;
     for (std::string line; std::getline(std::cin, line);) {
-      ++request;
-      if (request == opt->abort_at) std::abort();
-      if (request == opt->hang_at) {
+      ++count;
+      if (count == opt->abort_at) std::abort();
+      if (count == opt->hang_at) {
         for (;;) pause();
       }
-      nlohmann::json request = nlohmann::json::parse(line);
-      if (request.contains("baselines")) {
-        nlohmann::json measured = nlohmann::json::array();
-        if (gpu != nullptr) {
-          for (const evidence::BaselineRecord& b : gpu->measure_baselines()) measured.push_back(evidence::to_json(b));
-        }
-        std::cout << nlohmann::json{{"baselines", measured}}.dump() << std::endl;
+      const search::WorkerRequest request = search::parse_worker_request(line);
+      if (std::holds_alternative<search::BaselinesRequest>(request)) {
+        std::cout << search::baselines_reply_line(gpu ? gpu->measure_baselines()
+                                                      : std::vector<evidence::BaselineRecord>{})
+                  << std::endl;
         continue;
       }
-      Config config = Config::from_key(request.at("config").get<std::string>());
-      if (request.contains("best_us")) evaluator->set_best_us(request["best_us"].get<double>());
-      evidence::TrialRecord trial = evaluator->evaluate(config);
-      const bool restart = gpu != nullptr && gpu->needs_restart();
-      std::cout << nlohmann::json{{"trial", evidence::to_json(trial)}, {"restart", restart}}.dump() << std::endl;
-      if (restart) break;  // the pool starts a fresh worker
+      const auto& evaluate = std::get<search::EvaluateRequest>(request);
+      const Config config = Config::from_key(evaluate.config_key);
+      search::EvaluateReply reply;
+      const auto start = std::chrono::steady_clock::now();
+      if (gpu) {
+        if (evaluate.cache_key.empty()) throw UsageError("worker: a GPU worker needs prepared kernels (cache_key)");
+        gpu->set_best_us(evaluate.best_us);
+        reply.trial = gpu->evaluate(config, evaluate.cache_key, evaluate.kernel_name);
+        reply.restart = gpu->needs_restart();
+      } else {
+        reply.trial = replay->evaluate(config);
+      }
+      reply.busy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::cout << search::to_line(reply) << std::endl;
+      if (reply.restart) break;  // the pool starts a fresh worker
     }
-    if (gpu != nullptr) {  // on stderr, which the search shares: where this worker's time went
+    if (gpu) {  // on stderr, which the search shares: where this worker's time went
       const auto& p = gpu->phases();
-      fmt::print(stderr, "worker (device {}): {} trials: compile {:.1f} s (cache hits when compiled ahead), check {:.1f} s, "
-                 "timing {:.1f} s ({} timed in full, {} raced)\n", opt->device, p.trials, p.compile_seconds,
-                 p.check_seconds, p.timing_seconds, p.timed, p.raced);
+      fmt::print(stderr,
+                 "worker (device {}): {} trials: loading kernels {:.1f} s, checking {:.1f} s, timing {:.1f} s ({} timed "
+                 "in full, {} raced)\n",
+                 opt->device, p.trials, p.load_seconds, p.check_seconds, p.timing_seconds, p.timed, p.raced);
     }
   });
 }

@@ -29,6 +29,17 @@ CREATE TABLE runs (
   versions TEXT NOT NULL,
   options TEXT NOT NULL
 );
+CREATE TABLE samples (
+  trial_id INTEGER NOT NULL REFERENCES trials (id),
+  idx INTEGER NOT NULL,
+  time_us REAL NOT NULL,
+  PRIMARY KEY (trial_id, idx)
+) WITHOUT ROWID;
+)sql";
+
+// The trials table (schema 3: status may be compile_timeout), its index and the evo_log view over it.
+// A version 1 or 2 file gets them by SQLite's table-rebuild procedure (see migrate_trials_table).
+constexpr const char* kTrialsTable = R"sql(
 CREATE TABLE trials (
   id INTEGER PRIMARY KEY,
   run_id INTEGER NOT NULL REFERENCES runs (id),
@@ -36,8 +47,8 @@ CREATE TABLE trials (
   generation INTEGER NOT NULL,
   config_key TEXT NOT NULL,
   config TEXT NOT NULL,
-  status TEXT NOT NULL CHECK (status IN ('ok', 'invalid', 'compile_error', 'launch_error', 'wrong_result',
-                                         'timeout', 'crash', 'compiled')),
+  status TEXT NOT NULL CHECK (status IN ('ok', 'invalid', 'compile_error', 'compile_timeout', 'launch_error',
+                                         'wrong_result', 'timeout', 'crash', 'compiled')),
   resources TEXT,
   max_abs_error REAL,
   rel_l2_error REAL,
@@ -53,13 +64,9 @@ CREATE TABLE trials (
   UNIQUE (run_id, seq),
   UNIQUE (run_id, config_key)
 );
+)sql";
+constexpr const char* kTrialsIndexAndView = R"sql(
 CREATE INDEX trials_by_time ON trials (run_id, status, median_us);
-CREATE TABLE samples (
-  trial_id INTEGER NOT NULL REFERENCES trials (id),
-  idx INTEGER NOT NULL,
-  time_us REAL NOT NULL,
-  PRIMARY KEY (trial_id, idx)
-) WITHOUT ROWID;
 -- One row per run x generation: what was evaluated, how much of it was valid, the generation's best and
 -- median (valid trials, lower median), and the best so far.
 CREATE VIEW evo_log AS
@@ -232,17 +239,29 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
     exec("PRAGMA synchronous = NORMAL");  // with WAL: a committed trial survives a process crash
     if (version < kSchemaVersion) {
       // A new file gets every table; an older one gets what later versions added, in one transaction,
-      // so a failed migration leaves it exactly as it was. Nothing recorded is touched.
+      // so a failed migration leaves it exactly as it was. Nothing recorded is lost. Foreign keys are off
+      // while the trials table is rebuilt (SQLite's procedure; the pragma is a no-op inside a
+      // transaction) and checked before the commit.
+      exec("PRAGMA foreign_keys = OFF");
       exec("BEGIN IMMEDIATE");
       try {
-        if (version == 0) exec(kSchema);
-        if (version < 2) exec(kBaselinesTable);
+        if (version == 0) {
+          exec(kSchema);
+          exec(kTrialsTable);
+          exec(kTrialsIndexAndView);
+          exec(kBaselinesTable);
+        } else {
+          if (version < 2) exec(kBaselinesTable);
+          if (version < 3) migrate_trials_table();
+        }
         exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion).c_str());
         exec("COMMIT");
       } catch (...) {
         sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        exec("PRAGMA foreign_keys = ON");
         throw;
       }
+      exec("PRAGMA foreign_keys = ON");
     }
   }
 }
@@ -260,6 +279,25 @@ void Store::exec(const char* sql) const {
     }
     throw StoreError(fmt::format("SQLite error on {}: {}", path_, message));
   }
+}
+
+void Store::migrate_trials_table() {
+  // Schema 3 admits the status compile_timeout. SQLite cannot change a CHECK constraint in place, so the
+  // table is rebuilt as its documentation prescribes: new table, copy every row, drop the old one (and
+  // the view over it), rename, recreate index and view, check the foreign keys (samples -> trials).
+  std::string create = kTrialsTable;
+  create.replace(create.find("CREATE TABLE trials ("), 21, "CREATE TABLE trials_v3 (");
+  exec(create.c_str());
+  exec("INSERT INTO trials_v3 (id, run_id, seq, generation, config_key, config, status, resources, max_abs_error, "
+       "rel_l2_error, median_us, min_us, p10_us, p90_us, tflops, gbps, compile_seconds, error, created_at) "
+       "SELECT id, run_id, seq, generation, config_key, config, status, resources, max_abs_error, rel_l2_error, "
+       "median_us, min_us, p10_us, p90_us, tflops, gbps, compile_seconds, error, created_at FROM trials");
+  exec("DROP VIEW evo_log");
+  exec("DROP TABLE trials");
+  exec("ALTER TABLE trials_v3 RENAME TO trials");
+  exec(kTrialsIndexAndView);
+  Statement check(db_, "PRAGMA foreign_key_check");
+  if (check.step()) throw StoreError(fmt::format("migrating {} would break a foreign key; nothing was changed", path_));
 }
 
 int Store::schema_version() const {

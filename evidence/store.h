@@ -16,9 +16,10 @@
 
 namespace evotune::evidence {
 
-// 1: devices, runs, trials, samples, evo_log. 2: + baselines (a version-1 file is migrated in place when
-// opened for writing; reading one works as is).
-constexpr int kSchemaVersion = 2;
+// 1: devices, runs, trials, samples, evo_log. 2: + baselines. 3: trial status compile_timeout (the
+// trials table rebuilt). An older file is migrated in place, in one transaction, when opened for writing;
+// reading one works as is.
+constexpr int kSchemaVersion = 3;
 
 class StoreError : public std::runtime_error {
  public:
@@ -43,8 +44,8 @@ struct TrialRecord {
   int generation = 0;
   std::string config_key;  // stable identity (Config::key)
   std::string config;      // human form with labels
-  // ok, invalid, compile_error, launch_error, wrong_result, timeout, crash; or compiled (a compile-only
-  // sweep: built and accepted, never run)
+  // ok, invalid, compile_error, compile_timeout, launch_error, wrong_result, timeout, crash; or compiled (a
+  // compile-only sweep: built and accepted, never run)
   std::string status;
   std::string resources_json;
   std::optional<double> max_abs_error, rel_l2_error;
@@ -116,6 +117,7 @@ class Store {
 
  private:
   void exec(const char* sql) const;
+  void migrate_trials_table();
   sqlite3* db_ = nullptr;
   std::string path_;
 };

@@ -12,14 +12,21 @@ namespace evotune::harness {
 
 class AttentionKernel {
  public:
-  // `compiled` must hold the instantiation attention::name_expression(config, problem) (optionally the
-  // clock64 variant: same name expression).
-  AttentionKernel(const runtime::CompileResult& compiled, const Config& config, const attention::Problem& problem)
-      : module_(compiled.cubin, attention::format(config)),
-        kernel_(module_.kernel(compiled.lowered(attention::name_expression(config, problem)))),
+  // A kernel from the prepare stage: its CUBIN and entry name.
+  AttentionKernel(const std::vector<char>& cubin, const std::string& kernel_name, const Config& config,
+                  const attention::Problem& problem)
+      : module_(cubin, attention::format(config)),
+        kernel_(module_.kernel(kernel_name)),
         geometry_(attention::launch_geometry(config, problem)) {
     kernel_.set_max_dynamic_shared_bytes(static_cast<int>(geometry_.dynamic_shared_bytes));
   }
+  AttentionKernel(const runtime::PreparedKernel& prepared, const Config& config, const attention::Problem& problem)
+      : AttentionKernel(*prepared.cubin, prepared.kernel_name, config, problem) {}
+  // `compiled` must hold the instantiation attention::name_expression(config, problem) (optionally the
+  // clock64 variant: same name expression).
+  AttentionKernel(const runtime::CompileResult& compiled, const Config& config, const attention::Problem& problem)
+      : AttentionKernel(compiled.cubin, compiled.lowered(attention::name_expression(config, problem)), config,
+                        problem) {}
 
   void launch(AttentionParams params, const runtime::Stream& stream) const {
     void* args[] = {&params};

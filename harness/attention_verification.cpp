@@ -37,20 +37,15 @@ AttentionVerification verify_attention_config(const Config& config, const attent
     VerificationCase c;
     c.problem = problems[i];
     c.seed = seed + i;
-    if (auto why = attention::invalid_reason(config, c.problem, DeviceLimits::from(props))) {
-      c.reason = "invalid: " + *why;
+    const runtime::Preparation prepared =
+        attention::prepare(config, c.problem, DeviceLimits::from(props), target, compiler);
+    if (const runtime::Rejection* r = runtime::rejected(prepared)) {
+      c.reason = fmt::format("{}: {}", r->trial_status(), r->reason);
       out.cases.push_back(c);
       break;
     }
     try {
-      const runtime::CompileRequest request = attention::compile_request(config, c.problem, target);
-      const runtime::CompileResult compiled = compiler.compile(request);
-      if (auto why = attention::rejected_resources(compiled.resources_of(request.name_expressions[0]))) {
-        c.reason = "rejected: " + *why;
-        out.cases.push_back(c);
-        break;
-      }
-      AttentionKernel kernel(compiled, config, c.problem);
+      AttentionKernel kernel(std::get<runtime::PreparedKernel>(prepared), config, c.problem);
       AttentionWorkspace workspace(c.problem, compiler, target, c.seed, stream);
       const AttentionParams params = workspace.params(true);
       workspace.poison_outputs(stream);
@@ -65,7 +60,7 @@ AttentionVerification verify_attention_config(const Config& config, const attent
         options.repetitions = repetitions;
         out.timing = timer.time([&](const runtime::Stream& s) { kernel.launch(params, s); }, stream, options);
       }
-    } catch (const std::exception& e) {  // compile errors, launch errors: the config fails verification
+    } catch (const std::exception& e) {  // launch errors: the config fails verification
       c.passed = false;
       c.reason = e.what();
     }

@@ -64,34 +64,31 @@ AttentionLauncher::AttentionLauncher(std::string_view config, int head_dim, bool
   // Validity depends on the lengths only through the grid, so any lengths stand in for them here.
   m.compiled_for = attention::Problem::parse(
       fmt::format("b=1,hq=1,sq=1,d={},causal={},dtype={}", head_dim, causal ? 1 : 0, bf16 ? "bf16" : "fp16"));
-  if (auto why = attention::invalid_reason(m.config, m.compiled_for, DeviceLimits::from(m.props))) {
-    throw UsageError(fmt::format("config {} cannot run on {}: {}", m.config_text, m.props.name, *why));
-  }
   m.target = m.props.native_target();
   m.context.emplace(options.device);
-  const runtime::CompileRequest request =
-      attention::compile_request(m.config, m.compiled_for, runtime::Target::parse(m.target));
+  // The search's own prepare stage: the same rules, compile and spill verdict, so a launcher never runs a
+  // kernel the search would not have.
   runtime::NvrtcCompiler nvrtc;
-  runtime::CompileResult compiled;
+  std::optional<runtime::CubinCache> cache;
+  std::optional<runtime::CachingCompiler> caching;
   if (options.use_cache) {
-    runtime::CubinCache cache(options.cache_dir.empty() ? runtime::default_cache_dir()
-                                                        : std::filesystem::path(options.cache_dir));
-    runtime::CachingCompiler caching(nvrtc, cache);
-    compiled = caching.compile(request);
-    m.from_cache = caching.hits() > 0;
-  } else {
-    compiled = nvrtc.compile(request);
+    cache.emplace(options.cache_dir.empty() ? runtime::default_cache_dir() : std::filesystem::path(options.cache_dir));
+    caching.emplace(nvrtc, *cache);
   }
-  m.compile_seconds = m.from_cache ? 0.0 : compiled.compile_seconds;
-  const std::string& expression = request.name_expressions.at(0);
-  const runtime::ResourceUsage& usage = compiled.resources_of(expression);
-  // The search rejects configs that spill; a launcher must never run a kernel the search did not.
-  if (auto why = attention::rejected_resources(usage)) {
-    throw UsageError(fmt::format("config {} is rejected on {}: {}", m.config_text, m.target, *why));
+  runtime::Compiler& compiler = caching ? static_cast<runtime::Compiler&>(*caching) : nvrtc;
+  const runtime::Preparation preparation = attention::prepare(m.config, m.compiled_for, DeviceLimits::from(m.props),
+                                                              runtime::Target::parse(m.target), compiler);
+  if (const runtime::Rejection* r = runtime::rejected(preparation)) {
+    const std::string what = fmt::format("config {} on {}: {}", m.config_text, m.props.name, r->reason);
+    if (r->kind == runtime::Rejection::Kind::compile_error) throw std::runtime_error("cannot compile " + what);
+    throw UsageError(fmt::format("{} {}", r->kind == runtime::Rejection::Kind::rule ? "cannot run" : "rejected", what));
   }
-  m.registers = usage.registers;
-  m.module.emplace(compiled.cubin, m.config_text);
-  m.kernel.emplace(m.module->kernel(compiled.lowered(expression)));
+  const runtime::PreparedKernel& prepared = std::get<runtime::PreparedKernel>(preparation);
+  m.from_cache = !prepared.compiled_now;
+  m.compile_seconds = m.from_cache ? 0.0 : prepared.compile_seconds;
+  m.registers = prepared.resources.registers;
+  m.module.emplace(*prepared.cubin, m.config_text);
+  m.kernel.emplace(m.module->kernel(prepared.kernel_name));
   m.kernel->set_max_dynamic_shared_bytes(attention::shared_bytes(m.config, m.compiled_for));
   m.softmax_scale = options.softmax_scale;
 }

@@ -11,14 +11,15 @@
 
 namespace evotune::search {
 
-AttentionEvaluator::AttentionEvaluator(const attention::Problem& problem, int device, runtime::Compiler& compiler,
+AttentionEvaluator::AttentionEvaluator(const attention::Problem& problem, int device,
+                                       const runtime::CubinCache& kernels, runtime::Compiler& utilities,
                                        int repetitions)
     : problem_(problem),
       props_(runtime::query_device(device)),
       context_(device),
       target_(runtime::Target::parse(props_.native_target())),
-      compiler_(compiler),
-      workspace_(problem, compiler, target_, 1, stream_),
+      kernels_(kernels),
+      workspace_(problem, utilities, target_, 1, stream_),
       timer_(static_cast<std::size_t>(props_.l2_bytes) * 2) {
   timing_.repetitions = repetitions;
 }
@@ -29,35 +30,22 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 }  // namespace
 
-evidence::TrialRecord AttentionEvaluator::evaluate(const Config& config) {
+evidence::TrialRecord AttentionEvaluator::evaluate(const Config& config, const std::string& cache_key,
+                                                   const std::string& kernel_name) {
   evidence::TrialRecord t;
   ++phases_.trials;
-  if (auto why = attention::invalid_reason(config, problem_, DeviceLimits::from(props_))) {
-    t.status = "invalid";
-    t.error = *why;
-    return t;
-  }
-  runtime::CompileRequest request = attention::compile_request(config, problem_, target_);
-  runtime::CompileResult compiled;
-  const auto compile_start = std::chrono::steady_clock::now();
-  try {
-    compiled = compiler_.compile(request);
-    phases_.compile_seconds += seconds_since(compile_start);
-  } catch (const runtime::CompileError& e) {
-    t.status = "compile_error";
-    t.error = e.what();
-    return t;
-  }
-  t.compile_seconds = compiled.compile_seconds;
-  const runtime::ResourceUsage& usage = compiled.resources_of(request.name_expressions[0]);
-  t.resources_json = runtime::to_json(usage).dump();
-  if (auto why = attention::rejected_resources(usage)) {
-    t.status = "invalid";
-    t.error = *why;
+  const auto load_start = std::chrono::steady_clock::now();
+  const std::optional<runtime::CompileResult> cached = kernels_.load(cache_key);
+  if (!cached) {
+    // The prepare stage wrote it moments ago; only a cache cleared (or damaged) in between gets here.
+    t.status = "launch_error";
+    t.error = fmt::format("the prepared kernel {} is not in the cubin cache {} (cleared during the search?)",
+                          cache_key, kernels_.dir().string());
     return t;
   }
   try {
-    harness::AttentionKernel kernel(compiled, config, problem_);
+    harness::AttentionKernel kernel(cached->cubin, kernel_name, config, problem_);
+    phases_.load_seconds += seconds_since(load_start);
     const AttentionParams params = workspace_.params(true);
     auto launch = [&](const runtime::Stream& s) { kernel.launch(params, s); };
     const auto check_start = std::chrono::steady_clock::now();

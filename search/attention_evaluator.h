@@ -1,31 +1,39 @@
 #pragma once
-// Evaluates attention configs on one GPU, for `evotune worker --problem`: validity against the device,
-// compile (through the cubin cache), reject spills, launch on poisoned outputs, check against the fp32
-// reference, time with CUDA events (L2 flushed, median of samples). Inputs and references are built once
-// per worker.
+// Evaluates prepared attention kernels on one GPU, for `evotune worker --problem`: load the kernel the
+// coordinator's prepare stage put in the cubin cache, launch it on poisoned outputs, check it against
+// the fp32 reference on the GPU, time it with CUDA events (L2 flushed, median of samples). It never
+// compiles a config (the prepare stage did); it compiles only the harness's own kernels, once. Inputs
+// and references are built once per worker.
 //
 // A CUDA error during a launch can leave the context unusable (sticky); such a trial is reported as
 // launch_error and `needs_restart()` turns true, so the worker exits after replying and the pool starts
 // a fresh one.
 #include <memory>
+#include <optional>
 
+#include "evidence/store.h"
 #include "harness/attention_workspace.h"
 #include "harness/timer.h"
+#include "runtime/cubin_cache.h"
 #include "runtime/cuda_objects.h"
 #include "runtime/device_properties.h"
-#include "search/coordinator.h"
 #include "templates/attention/attention_family.h"
 
 namespace evotune::search {
 
-class AttentionEvaluator : public Evaluator {
+class AttentionEvaluator {
  public:
-  AttentionEvaluator(const attention::Problem& problem, int device, runtime::Compiler& compiler, int repetitions);
-  evidence::TrialRecord evaluate(const Config& config) override;
+  // `kernels`: the cache the prepare stage fills; `utilities`: compiles the harness's kernels (fill,
+  // references, compare).
+  AttentionEvaluator(const attention::Problem& problem, int device, const runtime::CubinCache& kernels,
+                     runtime::Compiler& utilities, int repetitions);
+  // Status, measurements and error of one prepared config (resources and compile time are the prepare
+  // stage's, recorded by the coordinator).
+  evidence::TrialRecord evaluate(const Config& config, const std::string& cache_key, const std::string& kernel_name);
   // Racing: with a best of at least kRaceMinimumUs, a config whose flushed launches take more than
   // kRaceFactor times the best is timed with 3 samples instead of the full repetitions. Below that
   // minimum, single unbatched launches are too coarse to rule a config out, and timing is cheap anyway.
-  void set_best_us(std::optional<double> best_us) override { best_us_ = best_us; }
+  void set_best_us(std::optional<double> best_us) { best_us_ = best_us; }
   static constexpr double kRaceFactor = 2.0;
   static constexpr double kRaceMinimumUs = 50.0;
   bool needs_restart() const { return needs_restart_; }
@@ -34,10 +42,11 @@ class AttentionEvaluator : public Evaluator {
   // (checked and timed like a trial) and the device's peaks (GEMM in the problem's dtype, device copy).
   std::vector<evidence::BaselineRecord> measure_baselines();
 
-  // Where the worker's time went, for its exit summary.
+  // Where the worker's time went, for its exit summary and the coordinator's GPU-busy figure.
   struct Phases {
     int trials = 0, timed = 0, raced = 0;
-    double compile_seconds = 0, check_seconds = 0, timing_seconds = 0;
+    double load_seconds = 0, check_seconds = 0, timing_seconds = 0;
+    double busy_seconds() const { return load_seconds + check_seconds + timing_seconds; }
   };
   const Phases& phases() const { return phases_; }
 
@@ -46,7 +55,7 @@ class AttentionEvaluator : public Evaluator {
   runtime::DeviceProperties props_;
   runtime::DeviceContext context_;
   runtime::Target target_;
-  runtime::Compiler& compiler_;
+  const runtime::CubinCache& kernels_;
   runtime::Stream stream_;
   harness::AttentionWorkspace workspace_;
   harness::Timer timer_;

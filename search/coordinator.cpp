@@ -4,6 +4,8 @@
 #include <csignal>
 #include <map>
 
+#include "search/proposal_window.h"
+
 namespace evotune::search {
 
 evidence::TrialRecord ReplayEvaluator::evaluate(const Config& config) {
@@ -51,6 +53,7 @@ SearchSummary run_search(evidence::Store& store, std::int64_t run_id, const Sear
   // holds every recorded trial's best), so a resumed run stops exactly where an uninterrupted one would.
   int stagnant = 0;
   std::optional<double> seen_best;
+  ProposalWindow window(strategy, options.lookahead);
   while (summary.evaluated < options.budget) {
     if (options.max_seconds &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= *options.max_seconds) {
@@ -61,12 +64,13 @@ SearchSummary run_search(evidence::Store& store, std::int64_t run_id, const Sear
       summary.stop_reason = "stagnation";
       break;
     }
-    std::vector<Config> batch = strategy.propose(options.batch);
-    if (batch.empty()) {
+    std::optional<ProposedBatch> proposed = window.next(options.batch);
+    if (!proposed) {
       summary.stop_reason = "exhausted";
       break;
     }
-    const int generation = strategy.generation();
+    const std::vector<Config>& batch = proposed->configs;
+    const int generation = proposed->generation;
     // Configs finished before an interruption are answered from the database; the rest, up to the
     // budget, are evaluated together (in parallel when the evaluator has several workers).
     std::vector<Config> to_evaluate;
@@ -75,6 +79,16 @@ SearchSummary run_search(evidence::Store& store, std::int64_t run_id, const Sear
       if (!recorded.count(config.key()) && static_cast<int>(to_evaluate.size()) < room) to_evaluate.push_back(config);
     }
     evaluator.set_best_us(summary.best_us);
+    // This batch first, then the batches proposed ahead, as far as the budget can still reach.
+    evaluator.prefetch(to_evaluate);
+    std::vector<Config> ahead;
+    int left = room - static_cast<int>(to_evaluate.size());
+    for (const ProposedBatch& later : window.ahead()) {
+      for (const Config& config : later.configs) {
+        if (left > 0 && !recorded.count(config.key())) ahead.push_back(config), --left;
+      }
+    }
+    if (!ahead.empty()) evaluator.prefetch(ahead);
     std::vector<evidence::TrialRecord> fresh = evaluator.evaluate_batch(to_evaluate);
     std::size_t next_fresh = 0;
     std::vector<Observation> observations;

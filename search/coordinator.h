@@ -6,6 +6,11 @@
 // Resume: strategies are deterministic under their seed, so a resumed run replays the strategy from the
 // start and answers configs already in the database from their recorded results: no finished trial is
 // evaluated or recorded twice, and recorded trials count against the budget.
+//
+// Lookahead (search/proposal_window.h): with lookahead L the strategy proposes L batches before it is
+// told the results of the first; the later ones are handed to the evaluator's prefetch() so their
+// compiles run while the current batch is timed. The propose/observe order depends only on L, so resume
+// stays exact; L is stored with the run.
 #include <functional>
 #include <optional>
 #include <string>
@@ -28,6 +33,10 @@ class Evaluator {
     for (const Config& c : configs) out.push_back(evaluate(c));
     return out;
   }
+  // Configs of batches proposed ahead (search/proposal_window.h), before the current batch is evaluated:
+  // an evaluator may start preparing (compiling) them, or evaluate them early, to keep its GPUs busy.
+  // Their results are asked for later through evaluate_batch. Default: nothing.
+  virtual void prefetch(const std::vector<Config>& configs) { (void)configs; }
   // The best median time of the run so far, before each batch: GPU evaluators race against it (time a
   // config much slower than the best with a few samples only; see harness::TimingOptions).
   virtual void set_best_us(std::optional<double> best_us) { (void)best_us; }
@@ -56,6 +65,8 @@ struct SearchOptions {
   int budget = 100;
   // Configs asked for at once: a cap, large enough that the strategy's own generation size decides.
   int batch = 64;
+  // Batches proposed ahead of their results (1: every batch sees every earlier result).
+  int lookahead = 1;
   std::function<void(const Progress&)> on_generation;
   // Also stop when this much wall time has passed in this invocation (checked between batches; the run
   // stays resumable), or after this many batches in a row without a new best (0: never).

@@ -7,15 +7,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "evidence/trial_json.h"
+#include "search/worker_protocol.h"
 
 namespace evotune::search {
 namespace {
 
-void set_cloexec(int fd) { fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC); }
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) return fmt::format("worker killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -56,28 +59,29 @@ void WorkerPool::start(Worker& w) {
   argv.push_back(const_cast<char*>(w.command.executable.c_str()));
   for (std::string& a : w.command.args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // Close-on-exec from the start: a process another thread starts meanwhile must not inherit these.
   int to_child[2], from_child[2];
-  if (pipe(to_child) != 0 || pipe(from_child) != 0) throw std::runtime_error("cannot create worker pipes");
+  if (pipe2(to_child, O_CLOEXEC) != 0) throw std::runtime_error("cannot create worker pipes");
+  if (pipe2(from_child, O_CLOEXEC) != 0) {
+    close(to_child[0]);
+    close(to_child[1]);
+    throw std::runtime_error("cannot create worker pipes");
+  }
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("cannot fork a worker");
   if (pid == 0) {
-    dup2(to_child[0], STDIN_FILENO);
+    dup2(to_child[0], STDIN_FILENO);  // dup2 clears close-on-exec on the copies
     dup2(from_child[1], STDOUT_FILENO);
-    close(to_child[0]);
-    close(to_child[1]);
-    close(from_child[0]);
-    close(from_child[1]);
     execv(argv[0], argv.data());
     _exit(127);
   }
   close(to_child[0]);
   close(from_child[1]);
-  set_cloexec(to_child[1]);
-  set_cloexec(from_child[0]);
   w.pid = pid;
   w.to_child = to_child[1];
   w.from_child = from_child[0];
   w.buffer.clear();
+  w.job.reset();
 }
 
 void WorkerPool::stop(Worker& w, bool kill) {
@@ -112,28 +116,29 @@ bool WorkerPool::write_line(Worker& w, const std::string& line) {
   return true;
 }
 
-bool WorkerPool::send(Worker& w, const Config& config, evidence::TrialRecord& failure) {
-  nlohmann::json request = {{"config", config.key()}};
-  if (best_us_) request["best_us"] = *best_us_;
-  if (!write_line(w, request.dump() + "\n")) {
-    int status = 0;
-    waitpid(w.pid, &status, WNOHANG);
-    failure = failed(w, "crash", "cannot send to the worker: " + describe_exit(status));
-    return false;
-  }
-  return true;
-}
-
 std::optional<std::string> WorkerPool::ask(std::size_t index, const std::string& request_line) {
   Worker& w = workers_.at(index);
+  // A config evaluated ahead of a batch the search never asked for (it stopped first) may still be on
+  // this worker: its reply comes first and is not needed.
+  while (w.job) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(w.job->deadline - Clock::now());
+    if (left.count() <= 0) {
+      failed(w, "timeout", "no reply");  // restarts it, with no job
+      break;
+    }
+    pollfd fd{w.from_child, POLLIN, 0};
+    if (poll(&fd, 1, static_cast<int>(left.count())) > 0) collect(w);  // a whole reply or EOF ends the job
+  }
+  queue_.clear();
+  finished_.clear();
   if (!write_line(w, request_line + "\n")) {
     failed(w, "crash", "cannot send to the worker");
     return std::nullopt;
   }
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  const auto deadline = Clock::now() + timeout_;
   for (;;) {
     if (std::optional<std::string> reply = take_line(w.buffer)) return reply;
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
       failed(w, "timeout", "no reply");
       return std::nullopt;
@@ -151,90 +156,176 @@ std::optional<std::string> WorkerPool::ask(std::size_t index, const std::string&
   }
 }
 
+evidence::TrialRecord WorkerPool::with_preparation(const Config& config, evidence::TrialRecord trial) const {
+  if (preparer_ == nullptr) return trial;
+  const std::shared_ptr<const runtime::Preparation> p = preparer_->ready(config);
+  if (!p) return trial;
+  const runtime::PreparedKernel* kernel = runtime::prepared(*p);
+  if (const runtime::Rejection* r = runtime::rejected(*p); r && r->compiled) kernel = &*r->compiled;
+  if (kernel != nullptr) trial.resources_json = runtime::to_json(kernel->resources).dump();
+  trial.compile_seconds = kernel != nullptr ? kernel->compile_seconds : std::get<runtime::Rejection>(*p).compile_seconds;
+  return trial;
+}
+
+void WorkerPool::send(Worker& w, const Config& config) {
+  EvaluateRequest request;
+  request.config_key = config.key();
+  request.best_us = best_us_;
+  if (preparer_ != nullptr) {
+    const runtime::PreparedKernel& kernel = std::get<runtime::PreparedKernel>(*preparer_->ready(config));
+    request.cache_key = kernel.cache_key;
+    request.kernel_name = kernel.kernel_name;
+  }
+  const auto now = Clock::now();
+  if (!write_line(w, to_line(WorkerRequest{request}) + "\n")) {
+    int status = 0;
+    waitpid(w.pid, &status, WNOHANG);
+    finished_[config.key()] =
+        with_preparation(config, failed(w, "crash", "cannot send to the worker: " + describe_exit(status)));
+    return;
+  }
+  w.job = Job{config, now, now + timeout_};
+}
+
+bool WorkerPool::dispatch(const std::map<std::string, bool>& wanted) {
+  bool waiting = false;
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    const std::string key = it->key();
+    std::shared_ptr<const runtime::Preparation> p;
+    if (preparer_ != nullptr) {
+      p = preparer_->ready(*it);
+      if (!p) {
+        waiting = waiting || wanted.count(key) > 0;
+        ++it;
+        continue;
+      }
+      if (const runtime::Rejection* r = runtime::rejected(*p)) {  // no worker needed: recorded as it is
+        evidence::TrialRecord t;
+        t.status = r->trial_status();
+        t.error = r->reason;
+        finished_[key] = with_preparation(*it, std::move(t));
+        it = queue_.erase(it);
+        continue;
+      }
+    }
+    auto idle = std::find_if(workers_.begin(), workers_.end(), [](const Worker& w) { return !w.job; });
+    if (idle == workers_.end()) {
+      ++it;  // keep scanning: later rejections need no worker
+      continue;
+    }
+    if (wanted.count(key) == 0) ++timeline_.early;
+    const Config config = *it;
+    it = queue_.erase(it);
+    send(*idle, config);
+  }
+  return waiting;
+}
+
+void WorkerPool::collect(Worker& w) {
+  char chunk[65536];
+  const ssize_t n = read(w.from_child, chunk, sizeof(chunk));
+  const Job job = *w.job;
+  const std::string key = job.config.key();
+  if (n <= 0) {  // the worker is gone: collect how it ended
+    close(w.from_child);
+    w.from_child = -1;
+    int status = 0;
+    waitpid(w.pid, &status, 0);
+    w.pid = -1;
+    timeline_.in_flight += seconds_between(job.sent, Clock::now());
+    finished_[key] = with_preparation(job.config, failed(w, "crash", describe_exit(status)));
+    return;
+  }
+  w.buffer.append(chunk, static_cast<std::size_t>(n));
+  std::optional<std::string> line = take_line(w.buffer);
+  if (!line) return;
+  timeline_.in_flight += seconds_between(job.sent, Clock::now());
+  w.job.reset();
+  try {
+    EvaluateReply reply = parse_evaluate_reply(*line);
+    timeline_.busy += reply.busy_seconds;
+    const evidence::TrialRecord& t = reply.trial;
+    if (t.status == "ok" && t.median_us && (!best_us_ || *t.median_us < *best_us_)) best_us_ = t.median_us;
+    finished_[key] = with_preparation(job.config, std::move(reply.trial));
+    if (reply.restart) {  // its CUDA context may be poisoned: replace it now
+      stop(w, false);
+      start(w);
+      ++restarts_;
+    }
+  } catch (const std::exception& e) {
+    finished_[key] = with_preparation(job.config, failed(w, "crash", std::string("unreadable reply from the worker: ") + e.what()));
+  }
+}
+
+void WorkerPool::prefetch(const std::vector<Config>& configs) {
+  if (preparer_ != nullptr) preparer_->submit(configs);
+  for (const Config& c : configs) {
+    const std::string key = c.key();
+    const bool known = finished_.count(key) > 0 ||
+                       std::any_of(queue_.begin(), queue_.end(), [&](const Config& q) { return q.key() == key; }) ||
+                       std::any_of(workers_.begin(), workers_.end(),
+                                   [&](const Worker& w) { return w.job && w.job->config.key() == key; });
+    if (!known) queue_.push_back(c);
+  }
+}
+
 evidence::TrialRecord WorkerPool::evaluate(const Config& config) { return evaluate_batch({config}).at(0); }
 
 std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<Config>& configs) {
-  std::vector<evidence::TrialRecord> results(configs.size());
-  if (ahead_ != nullptr) ahead_->submit(configs);
-  // Waves of one config per worker; each wave waits for all its workers (or their timeouts).
-  for (std::size_t base = 0; base < configs.size(); base += workers_.size()) {
-    struct InFlight {
-      std::size_t worker, index;
-      std::chrono::steady_clock::time_point deadline;
-      bool done = false;
-    };
-    std::vector<InFlight> flight;
-    for (std::size_t k = 0; k < workers_.size() && base + k < configs.size(); ++k) {
-      evidence::TrialRecord failure;
-      if (ahead_ != nullptr) ahead_->wait(configs[base + k]);
-      if (send(workers_[k], configs[base + k], failure)) {
-        flight.push_back({k, base + k, std::chrono::steady_clock::now() + timeout_});
-      } else {
-        results[base + k] = failure;
+  auto last = Clock::now();
+  if (left_at_) timeline_.idle_other += static_cast<double>(workers_.size()) * seconds_between(*left_at_, last);
+  prefetch(configs);
+  // The batch goes first, in proposal order; what was prefetched for later batches waits behind it.
+  std::map<std::string, bool> wanted;
+  for (const Config& c : configs) wanted[c.key()] = true;
+  std::stable_partition(queue_.begin(), queue_.end(), [&](const Config& c) { return wanted.count(c.key()) > 0; });
+  auto batch_done = [&] {
+    return std::all_of(configs.begin(), configs.end(), [&](const Config& c) { return finished_.count(c.key()) > 0; });
+  };
+  for (;;) {
+    if (preparer_ != nullptr) preparer_->drain_notifications();
+    const bool waiting = dispatch(wanted);
+    if (batch_done()) break;
+    std::vector<pollfd> fds;
+    std::vector<Worker*> owners;
+    auto now = Clock::now();
+    auto wait = std::chrono::milliseconds(60'000);
+    for (Worker& w : workers_) {
+      if (!w.job) continue;
+      if (now >= w.job->deadline) {
+        const Job job = *w.job;
+        timeline_.in_flight += seconds_between(job.sent, now);
+        finished_[job.config.key()] = with_preparation(
+            job.config, failed(w, "timeout", fmt::format("no result within {} ms; worker killed", timeout_.count())));
+        continue;
       }
+      wait = std::min(wait, std::chrono::duration_cast<std::chrono::milliseconds>(w.job->deadline - now));
+      fds.push_back({w.from_child, POLLIN, 0});
+      owners.push_back(&w);
     }
-    for (;;) {
-      std::vector<pollfd> fds;
-      std::vector<std::size_t> which;
-      auto now = std::chrono::steady_clock::now();
-      auto wait = std::chrono::milliseconds::max();
-      for (std::size_t f = 0; f < flight.size(); ++f) {
-        if (flight[f].done) continue;
-        Worker& w = workers_[flight[f].worker];
-        if (now >= flight[f].deadline) {
-          results[flight[f].index] =
-              failed(w, "timeout", fmt::format("no result within {} ms; worker killed", timeout_.count()));
-          flight[f].done = true;
-          continue;
-        }
-        wait = std::min(wait, std::chrono::duration_cast<std::chrono::milliseconds>(flight[f].deadline - now));
-        fds.push_back({w.from_child, POLLIN, 0});
-        which.push_back(f);
-      }
-      if (fds.empty()) break;
-      poll(fds.data(), fds.size(), static_cast<int>(std::max<long long>(1, wait.count())));
-      for (std::size_t i = 0; i < fds.size(); ++i) {
-        if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-        InFlight& f = flight[which[i]];
-        Worker& w = workers_[f.worker];
-        char chunk[65536];
-        ssize_t n = read(w.from_child, chunk, sizeof(chunk));
-        if (n <= 0) {  // the worker is gone: collect how it ended
-          close(w.from_child);
-          w.from_child = -1;
-          int status = 0;
-          waitpid(w.pid, &status, 0);
-          w.pid = -1;
-          results[f.index] = failed(w, "crash", describe_exit(status));
-          f.done = true;
-          continue;
-        }
-        w.buffer.append(chunk, static_cast<std::size_t>(n));
-        std::optional<std::string> line = take_line(w.buffer);
-        if (!line) continue;
-        try {
-          nlohmann::json reply = nlohmann::json::parse(*line);
-          results[f.index] = evidence::trial_from_json(reply.at("trial"));
-          const evidence::TrialRecord& t = results[f.index];
-          if (t.status == "ok" && t.median_us && (!best_us_ || *t.median_us < *best_us_)) best_us_ = t.median_us;
-          if (reply.value("restart", false)) {  // its CUDA context may be poisoned: replace it now
-            stop(w, false);
-            start(w);
-            ++restarts_;
-          }
-        } catch (const std::exception& e) {
-          results[f.index] = failed(w, "crash", std::string("unreadable reply from the worker: ") + e.what());
-        }
-        f.done = true;
-      }
+    if (preparer_ != nullptr) fds.push_back({preparer_->notify_fd(), POLLIN, 0});
+    poll(fds.data(), fds.size(), static_cast<int>(std::max<long long>(1, wait.count())));
+    // The state before the poll held through it: idle workers waited for a compile if a config of this
+    // batch was still being prepared, and were idle for want of work otherwise (the batch's last
+    // configs running on the other workers).
+    now = Clock::now();
+    const double dt = seconds_between(last, now);
+    last = now;
+    for (const Worker& w : workers_) {
+      if (w.job) continue;
+      (waiting ? timeline_.waiting_for_prepare : timeline_.idle_other) += dt;
+    }
+    for (std::size_t i = 0; i < owners.size(); ++i) {
+      if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) collect(*owners[i]);
     }
   }
-  // A config compiled ahead was a cache hit in the worker: its trial records the real compile time.
-  if (ahead_ != nullptr) {
-    for (std::size_t i = 0; i < configs.size(); ++i) {
-      if (auto seconds = ahead_->compile_seconds(configs[i])) results[i].compile_seconds = *seconds;
-    }
+  std::vector<evidence::TrialRecord> results;
+  for (const Config& c : configs) {
+    auto it = finished_.find(c.key());
+    results.push_back(std::move(it->second));
+    finished_.erase(it);
   }
+  left_at_ = Clock::now();
   return results;
 }
 

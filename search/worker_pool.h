@@ -1,25 +1,43 @@
 #pragma once
 // Candidate kernels never run inside the search process: a kernel that faults leaves its CUDA context
 // unusable, and one that hangs never returns. Each device gets an `evotune worker` child process; the
-// coordinator sends it one config per line on its stdin and reads one JSON trial per line from its
-// stdout. A worker that dies (signal, abort, sticky error exit) has its trial recorded as `crash`, one
-// that exceeds the per-trial timeout is killed and recorded as `timeout`; either way it is restarted
-// and the search goes on. Several workers evaluate a batch in parallel.
+// coordinator sends it one request per line on its stdin and reads one reply per line from its stdout
+// (search/worker_protocol.h). A worker that dies (signal, abort, sticky error exit) has its trial
+// recorded as `crash`, one that exceeds the per-trial timeout is killed and recorded as `timeout`;
+// either way it is restarted and the search goes on. Several workers evaluate in parallel.
+//
+// With a prepare stage attached (set_preparer), every config is prepared on the coordinator's side first
+// (runtime/prepare.h): a rejected one is recorded at once without a worker, a prepared one goes to the
+// next idle worker as a kernel to load. Configs are dispatched as their preparations finish, not in
+// proposal order, and configs of batches proposed ahead (prefetch) are evaluated early when nothing of
+// the current batch is ready, so the GPUs wait for the compiler only when nothing at all is ready.
+// Results still come back per batch in proposal order, so what is recorded does not depend on timing.
 #include <sys/types.h>
 
 #include <chrono>
+#include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "search/compile_ahead.h"
 #include "search/coordinator.h"
+#include "search/prepare_ahead.h"
 
 namespace evotune::search {
 
 struct WorkerCommand {
   std::string executable;         // the evotune binary
   std::vector<std::string> args;  // after the executable, e.g. {"worker", "--device", "0", "--replay", "f.t4"}
+};
+
+// Where the workers' time went while evaluating, summed over workers (seconds).
+struct WorkerTimeline {
+  double busy = 0;                // loading, checking and timing, as the workers report it
+  double in_flight = 0;           // from sending a config to its reply (busy + start-up + pipe latency)
+  double waiting_for_prepare = 0; // idle while the next config of the current batch was still compiling
+  double idle_other = 0;          // idle otherwise: end of a batch, the coordinator's own work between batches
+  int early = 0;                  // configs evaluated before their batch was asked for
 };
 
 class WorkerPool : public Evaluator {
@@ -32,11 +50,11 @@ class WorkerPool : public Evaluator {
 
   evidence::TrialRecord evaluate(const Config& config) override;
   std::vector<evidence::TrialRecord> evaluate_batch(const std::vector<Config>& configs) override;
+  void prefetch(const std::vector<Config>& configs) override;
   void set_best_us(std::optional<double> best_us) override { best_us_ = best_us; }
 
-  // Optional: compile each batch ahead on the coordinator's thread pool; a config is sent to a worker once
-  // its compile has finished, so the worker's compile is a cache hit. Not owned; outlives the pool's use.
-  void set_compile_ahead(CompileAhead* ahead) { ahead_ = ahead; }
+  // Optional, not owned: the prepare stage the configs go through before a worker sees them.
+  void set_preparer(PrepareAhead* preparer) { preparer_ = preparer; }
 
   // Sends one request other than a config to worker `index` and waits (up to the trial timeout) for its
   // one-line reply; nullopt when the worker dies or times out (it is restarted, as after a failed trial).
@@ -44,26 +62,42 @@ class WorkerPool : public Evaluator {
 
   int restarts() const { return restarts_; }
   std::size_t size() const { return workers_.size(); }
+  const WorkerTimeline& timeline() const { return timeline_; }
 
  private:
+  struct Job {
+    Config config;
+    std::chrono::steady_clock::time_point sent, deadline;
+  };
   struct Worker {
     WorkerCommand command;
     pid_t pid = -1;
     int to_child = -1, from_child = -1;
     std::string buffer;  // bytes read but not yet consumed
+    std::optional<Job> job;
   };
   void start(Worker& w);
   void stop(Worker& w, bool kill);
-  // Sends the config and waits for its trial; never throws for worker failures, it reports them.
-  bool send(Worker& w, const Config& config, evidence::TrialRecord& failure);
   bool write_line(Worker& w, const std::string& line);
+  // Replaces a failed worker; the trial of its job (if any) gets `status` and `why`.
   evidence::TrialRecord failed(Worker& w, const std::string& status, const std::string& why);
+  // The trial as recorded: the worker's measurements plus the prepare stage's resources and compile time.
+  evidence::TrialRecord with_preparation(const Config& config, evidence::TrialRecord trial) const;
+  // Moves ready configs from the queue: rejections straight to finished_, one prepared config per idle
+  // worker. Returns whether some config of `wanted` is still waiting for its preparation.
+  bool dispatch(const std::map<std::string, bool>& wanted);
+  void send(Worker& w, const Config& config);
+  void collect(Worker& w);  // reads a worker's reply after poll() said it is readable
 
   std::vector<Worker> workers_;
   std::chrono::milliseconds timeout_;
   int restarts_ = 0;
-  CompileAhead* ahead_ = nullptr;
+  PrepareAhead* preparer_ = nullptr;
   std::optional<double> best_us_;  // sent with each request; lowered by results as they arrive
+  std::deque<Config> queue_;                                  // not yet dispatched: current batch first
+  std::map<std::string, evidence::TrialRecord> finished_;     // by config key, until their batch collects them
+  WorkerTimeline timeline_;
+  std::optional<std::chrono::steady_clock::time_point> left_at_;  // when evaluate_batch last returned
 };
 
 }  // namespace evotune::search

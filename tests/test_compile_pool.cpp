@@ -8,7 +8,6 @@
 
 #include "runtime/compile_pool.h"
 #include "runtime/cubin_cache.h"
-#include "search/compile_ahead.h"
 #include "test_support.h"
 #include "templates/smoke/smoke_family.h"
 
@@ -58,51 +57,4 @@ TEST(CompilePool, ErrorsReachTheCaller) {
   auto good = pool.submit(smoke_compile_request({}, Target::parse("sm_80")));
   EXPECT_THROW(failed.get(), CompileError);
   EXPECT_FALSE(good.get().cubin.empty());
-}
-
-// Compile-ahead (search/compile_ahead.h): configs compiled on the pool land in the disk cache, so the
-// worker's own compile of the same request is a hit; configs without a request are skipped, compile
-// errors are counted (not thrown), and wait() on anything unknown returns at once.
-TEST(CompileAhead, FillsTheCacheTheWorkersReadAndSkipsOrCountsTheRest) {
-  evotune::testing::TempDir dir;
-  NvrtcCompiler nvrtc;
-  CubinCache cache(dir.path());
-  CachingCompiler caching(nvrtc, cache);
-  const Target target = Target::parse("sm_90a");
-  // A test mapping from a config to a request: block picks a smoke variant, 0 means "rejected before
-  // compiling", 1 a request that does not compile.
-  auto request_for = [&](const evotune::Config& c) -> std::optional<CompileRequest> {
-    const int block = c.at("block");
-    if (block == 0) return std::nullopt;
-    if (block == 1) {
-      CompileRequest bad;
-      bad.source = "this is not CUDA";
-      bad.target = target;
-      return bad;
-    }
-    return smoke_compile_request({block, 4, true}, target);
-  };
-  auto config = [](int block) { return evotune::Config({{"block", block}}); };
-  {
-    evotune::search::CompileAhead ahead(caching, 2, request_for);
-    ahead.submit({config(128), config(0), config(1), config(256)});
-    ahead.submit({config(128)});  // already pending: not compiled twice
-    for (int block : {128, 0, 1, 256, 512}) ahead.wait(config(block));
-    ahead.wait(config(128));  // already waited for
-    EXPECT_EQ(ahead.stats().submitted, 3);
-    EXPECT_EQ(ahead.stats().failed, 1);
-    EXPECT_GE(ahead.stats().waited_seconds, 0.0);
-    // The real NVRTC time of what it compiled, for the trial to record; nothing for the rest.
-    ASSERT_TRUE(ahead.compile_seconds(config(256)).has_value());
-    EXPECT_GT(*ahead.compile_seconds(config(256)), 0.0);
-    EXPECT_FALSE(ahead.compile_seconds(config(0)).has_value());
-    EXPECT_FALSE(ahead.compile_seconds(config(1)).has_value());
-  }
-  EXPECT_EQ(nvrtc.invocations(), 3);
-  // What a worker does next: the same requests through a fresh caching compiler are hits.
-  CachingCompiler worker(nvrtc, cache);
-  worker.compile(smoke_compile_request({128, 4, true}, target));
-  worker.compile(smoke_compile_request({256, 4, true}, target));
-  EXPECT_EQ(worker.hits(), 2);
-  EXPECT_EQ(nvrtc.invocations(), 3);
 }

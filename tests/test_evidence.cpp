@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <sqlite3.h>
+
 #include "evidence/store.h"
 #include "runtime/target.h"
 #include "search/attention_history.h"
@@ -96,6 +98,47 @@ TEST(Store, MigratesAVersionOneDatabaseWithoutLosingAnything) {
   EXPECT_EQ(stored[0].median_us, 4000.0);
   EXPECT_FALSE(stored[0].gbps.has_value());
   EXPECT_EQ(stored[0].detail_json, R"({"check":"pass"})");
+  // Schema 3: the rebuilt trials table takes the new status, and the evo_log view is back.
+  TrialRecord timed_out = trial(300, 25, "timed_out_key", "compile_timeout", std::nullopt);
+  store.record_trial(1, timed_out);
+  EXPECT_EQ(store.trials(1).back().status, "compile_timeout");
+  EXPECT_FALSE(store.evo_log(1).empty());
+}
+
+// A real version-2 database (the issue-5 H100 search and its baselines) migrates to schema 3 in place:
+// every trial, sample and baseline kept, the evo_log view unchanged, foreign keys intact.
+TEST(Store, MigratesAVersionTwoDatabaseWithoutLosingAnything) {
+  evotune::testing::TempDir dir;
+  auto path = (dir.path() / "v2.db").string();
+  std::filesystem::copy_file(evotune::testing::source_dir() / "evidence/results/h100/issue5-deploy/deploy.db", path);
+  std::vector<TrialRecord> before;
+  std::vector<BaselineRecord> baselines_before;
+  std::vector<EvoLogRow> log_before;
+  {
+    Store reader(path, Store::Mode::read_only);
+    ASSERT_EQ(reader.schema_version(), 2);
+    before = reader.trials(1);
+    baselines_before = reader.baselines(1);
+    log_before = reader.evo_log(std::nullopt);
+    ASSERT_EQ(before.size(), 300u);
+  }
+  Store store(path, Store::Mode::read_write);
+  EXPECT_EQ(store.schema_version(), 3);
+  const std::vector<TrialRecord> after = store.trials(1);
+  ASSERT_EQ(after.size(), before.size());
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].config_key, before[i].config_key);
+    EXPECT_EQ(after[i].status, before[i].status);
+    EXPECT_EQ(after[i].median_us, before[i].median_us);
+    EXPECT_EQ(after[i].samples_us, before[i].samples_us);
+    EXPECT_EQ(after[i].created_at, before[i].created_at);
+  }
+  EXPECT_EQ(store.baselines(1).size(), baselines_before.size());
+  const std::vector<EvoLogRow> log_after = store.evo_log(std::nullopt);
+  ASSERT_EQ(log_after.size(), log_before.size());
+  for (std::size_t i = 0; i < log_after.size(); ++i) EXPECT_EQ(log_after[i].best_so_far_us, log_before[i].best_so_far_us);
+  store.record_trial(2, trial(256, 30, "new_key", "compile_timeout", std::nullopt));
+  EXPECT_EQ(store.trials(2).back().status, "compile_timeout");
 }
 
 TEST(Store, CreatesTheSchemaInWalModeAndRoundTripsTrials) {
@@ -240,6 +283,54 @@ TEST(Resume, SearchKilledMidRunResumesExactly) {
   EXPECT_EQ(store.runs()[0].status, "finished");
 }
 
+// The new scheduling: batches proposed ahead of their results (lookahead 3) and evaluated in worker
+// processes as they become ready, killed with SIGKILL mid-run and resumed, records exactly the trials of
+// the same search run straight through; and a run recorded before lookahead existed (no "lookahead" in its
+// options) resumes as it was recorded, one batch at a time.
+TEST(Resume, LookaheadAndWorkersResumeExactly) {
+  const std::string t4 = (evotune::testing::t4_dir() / "convolution_milo_A100_T4.json.gz").string();
+  evotune::testing::TempDir dir;
+  const std::string db = (dir.path() / "l.db").string();
+  const std::string ahead =
+      "search --replay " + t4 + " --strategy evo --budget 90 --seed 8 --history 0 --lookahead 3 --devices 0,1 --db " + db;
+  EXPECT_EQ(run_cli(ahead + " --test-kill-after 37"), 128 + SIGKILL);  // run 1
+  EXPECT_EQ(run_cli("search --resume 1 --devices 0 --db " + db), 0);
+  EXPECT_EQ(run_cli(ahead), 0);                                         // run 2, straight through
+  const std::string one = "search --replay " + t4 + " --strategy evo --budget 90 --seed 8 --history 0 --db " + db;
+  EXPECT_EQ(run_cli(one + " --lookahead 1 --test-kill-after 23"), 128 + SIGKILL);  // run 3
+  {
+    // As a run from before lookahead existed would have recorded it.
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw, "update runs set options = json_remove(options, '$.lookahead') where id = 3", nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  EXPECT_EQ(run_cli("search --resume 3 --db " + db), 0);
+  EXPECT_EQ(run_cli(one + " --lookahead 1"), 0);  // run 4
+  EXPECT_EQ(run_cli(one), 0);                     // run 5: today's default, lookahead 2
+  Store store(db, Store::Mode::read_only);
+  auto resumed = store.trials(1), straight = store.trials(2), old = store.trials(3), old_straight = store.trials(4),
+       two = store.trials(5);
+  ASSERT_EQ(resumed.size(), 90u);
+  ASSERT_EQ(straight.size(), 90u);
+  for (std::size_t i = 0; i < resumed.size(); ++i) {
+    EXPECT_EQ(resumed[i].seq, static_cast<int>(i));
+    EXPECT_EQ(resumed[i].config_key, straight[i].config_key) << "trial " << i;
+    EXPECT_EQ(resumed[i].generation, straight[i].generation) << "trial " << i;
+    EXPECT_EQ(resumed[i].median_us, straight[i].median_us);
+  }
+  ASSERT_EQ(old.size(), 90u);
+  bool differs_from_lookahead_2 = false;
+  for (std::size_t i = 0; i < old.size(); ++i) {
+    EXPECT_EQ(old[i].config_key, old_straight[i].config_key) << "trial " << i;
+    differs_from_lookahead_2 = differs_from_lookahead_2 || old[i].config_key != two[i].config_key;
+  }
+  EXPECT_TRUE(differs_from_lookahead_2) << "lookahead must change what a search proposes, or this test proves nothing";
+  for (const auto& r : store.runs()) EXPECT_EQ(r.status, "finished");
+}
+
 // Early stops: --stop-after-stagnant ends a run after N batches without a new best (and a run killed and
 // resumed stops at exactly the same trial); --max-minutes leaves it `interrupted` and resumable.
 TEST(Resume, StagnationAndWallTimeStopsAreExactAndResumable) {
@@ -336,6 +427,46 @@ TEST(CompileOnly, RecordsEveryConfigWithItsResources) {
     EXPECT_EQ(run_cli("search --problem b=1,hq=8,sq=512,d=64 --db " + none), 3);
     EXPECT_FALSE(std::filesystem::exists(none));
   }
+}
+
+// Compile processes that crash or hang in a sweep: each such config is recorded (compile_error with how the
+// process died, compile_timeout), its process replaced, and the sweep records its whole budget. A second
+// sweep over the same cache finds every verdict there (timeouts under the same limit too) and compiles
+// nothing again.
+TEST(CompileOnly, CrashingAndHangingCompileProcessesAreRecordedAndReplaced) {
+  evotune::testing::TempDir dir;
+  const std::string db = (dir.path() / "p.db").string();
+  const std::string sweep = "--cache-dir " + (dir.path() / "cache").string() +
+                            " search --problem b=1,hq=8,sq=256,d=64,causal=1 --compile-only --target sm_80 --budget 10 "
+                            "--seed 3 --compile-processes 2 --compile-timeout 2 --db " + db;
+  ASSERT_EQ(run_cli(sweep + " --test-compile-crash-on block_n=16 --test-compile-hang-on block_n=32"), 0);
+  ASSERT_EQ(run_cli(sweep), 0);  // run 2: no misbehaviour asked for, everything from the cache
+  Store store(db, Store::Mode::read_only);
+  const auto first = store.trials(1), second = store.trials(2);
+  ASSERT_EQ(first.size(), 10u);
+  int crashed = 0, hung = 0;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    const auto& t = first[i];
+    if (t.config.find("block_n=16") != std::string::npos) {
+      ++crashed;
+      EXPECT_EQ(t.status, "compile_error") << t.config;
+      EXPECT_NE(t.error.find("signal 6"), std::string::npos) << t.error;
+    } else if (t.config.find("block_n=32") != std::string::npos) {
+      ++hung;
+      EXPECT_EQ(t.status, "compile_timeout") << t.config;
+      EXPECT_NE(t.error.find("longer than 2 s"), std::string::npos) << t.error;
+    } else {
+      EXPECT_TRUE(t.status == "compiled" || t.status == "invalid") << t.status << ": " << t.error;
+      EXPECT_GT(t.compile_seconds, 0.0);
+    }
+    // The same verdicts again; a crash is not a verdict on the config (not cached), so it compiles now.
+    EXPECT_EQ(second[i].config_key, t.config_key);
+    if (t.status != "compile_error") {
+      EXPECT_EQ(second[i].status, t.status) << t.config;
+    }
+  }
+  EXPECT_GE(crashed, 1) << "the seed must sample a config of each kind, or this test proves nothing";
+  EXPECT_GE(hung, 1);
 }
 
 // Historical solutions: a new evo search on a problem already searched starts from the earlier best.

@@ -143,6 +143,15 @@ runtime::CompileRequest compile_request(const Config& c, const Problem& p, const
   return r;
 }
 
+runtime::Preparation prepare(const Config& config, const Problem& problem, const DeviceLimits& limits,
+                             const runtime::Target& target, runtime::Compiler& compiler, bool cta_clock) {
+  if (std::optional<std::string> why = invalid_reason(config, problem, limits)) {
+    return runtime::Rejection{runtime::Rejection::Kind::rule, *why, 0.0, false, std::nullopt};
+  }
+  const runtime::CompileRequest request = compile_request(config, problem, target, cta_clock);
+  return runtime::prepare_kernel(compiler, request, request.name_expressions.at(0), rejected_resources);
+}
+
 runtime::LaunchGeometry launch_geometry(const Config& c, const Problem& p) {
   runtime::LaunchGeometry g;
   g.grid[0] = static_cast<unsigned>((p.sq + c.at("block_m") - 1) / c.at("block_m"));

@@ -7,6 +7,7 @@
 
 #include "runtime/cuda_objects.h"
 #include "runtime/nvrtc_compiler.h"
+#include "runtime/prepare.h"
 #include "templates/attention/problem.h"
 #include "templates/device_limits.h"
 #include "templates/space.h"
@@ -41,5 +42,11 @@ std::string name_expression(const Config& config, const Problem& problem);
 runtime::CompileRequest compile_request(const Config& config, const Problem& problem, const runtime::Target& target,
                                         bool cta_clock = false);
 runtime::LaunchGeometry launch_geometry(const Config& config, const Problem& problem);
+
+// The one prepare stage of an attention config (runtime/prepare.h): the validity rules against the device
+// (or target) limits, the compile through `compiler` (a CachingCompiler: compiled once, failures too), and
+// the spill rule. Every path from a config to a launch goes through here.
+runtime::Preparation prepare(const Config& config, const Problem& problem, const DeviceLimits& limits,
+                             const runtime::Target& target, runtime::Compiler& compiler, bool cta_clock = false);
 
 }  // namespace evotune::attention

@@ -1,0 +1,61 @@
+#include "search/worker_protocol.h"
+
+#include <nlohmann/json.hpp>
+
+#include "evidence/trial_json.h"
+
+namespace evotune::search {
+
+std::string to_line(const WorkerRequest& request) {
+  if (std::holds_alternative<BaselinesRequest>(request)) return R"({"baselines":true})";
+  const EvaluateRequest& e = std::get<EvaluateRequest>(request);
+  nlohmann::json body = {{"config", e.config_key}};
+  if (!e.cache_key.empty()) body["cache_key"] = e.cache_key;
+  if (!e.kernel_name.empty()) body["kernel"] = e.kernel_name;
+  if (e.best_us) body["best_us"] = *e.best_us;
+  return nlohmann::json{{"evaluate", body}}.dump();
+}
+
+WorkerRequest parse_worker_request(const std::string& line) {
+  const nlohmann::json j = nlohmann::json::parse(line);
+  if (j.contains("baselines")) return BaselinesRequest{};
+  const nlohmann::json& body = j.at("evaluate");
+  EvaluateRequest e;
+  e.config_key = body.at("config");
+  e.cache_key = body.value("cache_key", "");
+  e.kernel_name = body.value("kernel", "");
+  if (body.contains("best_us")) e.best_us = body.at("best_us").get<double>();
+  return e;
+}
+
+std::string to_line(const EvaluateReply& reply) {
+  return nlohmann::json{{"trial", evidence::to_json(reply.trial)},
+                        {"restart", reply.restart},
+                        {"busy_seconds", reply.busy_seconds}}
+      .dump();
+}
+
+EvaluateReply parse_evaluate_reply(const std::string& line) {
+  const nlohmann::json j = nlohmann::json::parse(line);
+  EvaluateReply r;
+  r.trial = evidence::trial_from_json(j.at("trial"));
+  r.restart = j.value("restart", false);
+  r.busy_seconds = j.value("busy_seconds", 0.0);
+  return r;
+}
+
+std::string baselines_reply_line(const std::vector<evidence::BaselineRecord>& baselines) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const evidence::BaselineRecord& b : baselines) list.push_back(evidence::to_json(b));
+  return nlohmann::json{{"baselines", list}}.dump();
+}
+
+std::vector<evidence::BaselineRecord> parse_baselines_reply(const std::string& line) {
+  // Parsed into a named value: a range-for over parse(...).at(...) would iterate a destroyed temporary.
+  const nlohmann::json parsed = nlohmann::json::parse(line);
+  std::vector<evidence::BaselineRecord> out;
+  for (const nlohmann::json& b : parsed.at("baselines")) out.push_back(evidence::baseline_from_json(b));
+  return out;
+}
+
+}  // namespace evotune::search
