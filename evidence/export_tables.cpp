@@ -74,7 +74,8 @@ std::vector<std::pair<std::string, std::string>> config_labels(const TrialRecord
 //                            Tuner writes "compilation", and so do the published files and the tools that
 //                            read them (autotuning_methodology), so evotune follows them.
 //     times.runtimes         every raw timing sample (empty when the kernel was not timed)
-//     invalidity             ok -> "correct"; compile_error -> "compile"; launch_error, crash -> "runtime";
+//     invalidity             ok -> "correct"; compile_error, compile_timeout -> "compile"; launch_error,
+//                            crash -> "runtime";
 //                            timeout -> "timeout"; wrong_result -> "correctness"; invalid (rejected by the
 //                            family's rules or for register spills) -> "constraints". These are six of the
 //                            schema's enum, which is exactly: timeout, compile, runtime, correctness,
@@ -99,7 +100,7 @@ nlohmann::json configuration_value(const std::string& label) {
 std::string invalidity(const TrialRecord& trial, std::int64_t run_id) {
   const std::string& s = trial.status;
   if (s == "ok") return "correct";
-  if (s == "compile_error") return "compile";
+  if (s == "compile_error" || s == "compile_timeout") return "compile";  // T4 has no compile-timeout value
   if (s == "launch_error" || s == "crash") return "runtime";
   if (s == "timeout") return "timeout";
   if (s == "wrong_result") return "correctness";

@@ -7,7 +7,7 @@
 #   compile_bench  compile-bench, NVRTC in 1/8/16 threads and in 1/8/16 processes: the smoke kernel (128
 #                  variants) and real attention configs of the main problem (32)
 #   search         the default 300-trial search of the main problem (scripts/run.sh's), timed as a whole,
-#                  with a fresh cubin cache so that every config really compiles
+#                  with a fresh cubin cache so that every config really compiles ($SEARCH_ARGS: more options)
 #   summary        summary.json from the above
 # Writes every output under OUT_DIR (default $OUT, else gpu-results/); with $OUT set, packs OUT_DIR into
 # $OUT/results.tgz after every step so a call cut off still returns what finished.
@@ -53,11 +53,13 @@ for s in "${steps[@]}"; do
     search)
       db="$out/search.db" cache="$out/cache"
       rm -rf "$cache" "$db" "$db"-wal "$db"-shm
-      cmd=("$evotune" --cache-dir "$cache" search --problem "$problem" --devices 0 --budget 300 --db "$db")
+      # scripts/run.sh's search, with a cache of its own (every config compiles) and its figures as JSON.
+      cmd=("$evotune" --cache-dir "$cache" search --problem "$problem" --devices 0 --budget 300 --evo offspring=12
+           --db "$db" --summary-json "$out/search_summary.json" ${SEARCH_ARGS:-})
       start_ns=$(date +%s%N)
       { echo "\$ ${cmd[*]}"; timeout 600 "${cmd[@]}"; echo "exit code $?"; } >"$out/search.txt" 2>&1 || status=1
       end_ns=$(date +%s%N)
-      echo "wall_s $(( (end_ns - start_ns) / 1000000 ))e-3 (the whole command: workers and compile processes started, compiles, checks, timing, baselines)" \
+      echo "wall_s $(awk -v a="$start_ns" -v b="$end_ns" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') (the whole command: workers and compile processes started, compiles, checks, timing, baselines)" \
         >"$out/search_wall.txt"
       rm -rf "$cache"
       "$evotune" log --db "$db" >"$out/log.txt" 2>&1
