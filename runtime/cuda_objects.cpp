@@ -4,7 +4,7 @@
 
 namespace evotune::runtime {
 
-DeviceContext::DeviceContext(int ordinal) {
+DeviceContext::DeviceContext(int ordinal, Wait wait) {
   const DriverApi& api = driver();
   int count = 0;
   EVOTUNE_CU(cuDeviceGetCount(&count), "counting devices");
@@ -12,6 +12,10 @@ DeviceContext::DeviceContext(int ordinal) {
     throw NoDeviceError(fmt::format("device {} does not exist ({} CUDA device(s) visible)", ordinal, count));
   }
   EVOTUNE_CU(cuDeviceGet(&device_, ordinal), fmt::format("device {}", ordinal));
+  if (wait == Wait::blocking) {
+    EVOTUNE_CU(cuDevicePrimaryCtxSetFlags(device_, CU_CTX_SCHED_BLOCKING_SYNC),
+               fmt::format("device {}: blocking synchronization", ordinal));
+  }
   EVOTUNE_CU(cuDevicePrimaryCtxRetain(&context_, device_), fmt::format("device {}", ordinal));
   check(api.cuCtxSetCurrent(context_), "cuCtxSetCurrent", fmt::format("device {}", ordinal));
 }

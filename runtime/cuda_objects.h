@@ -23,7 +23,12 @@ T take(T& handle) {
 // calling thread.
 class DeviceContext {
  public:
-  explicit DeviceContext(int ordinal);
+  // How a thread waits for the GPU (stream, event and context synchronization). spin (the driver's
+  // default heuristic): lowest wake-up latency, a CPU core busy while it waits; blocking: the thread
+  // sleeps, so the core is free for other work (a search's compile processes) at the price of a few
+  // microseconds per wake-up, which CUDA-event timing does not see.
+  enum class Wait { spin, blocking };
+  explicit DeviceContext(int ordinal, Wait wait = Wait::spin);
   ~DeviceContext();
   DeviceContext(DeviceContext&& other) noexcept : device_(other.device_), context_(take(other.context_)) {}
   DeviceContext& operator=(DeviceContext&&) = delete;

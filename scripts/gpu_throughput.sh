@@ -8,6 +8,8 @@
 #                  variants) and real attention configs of the main problem (32)
 #   search         the default 300-trial search of the main problem (scripts/run.sh's), timed as a whole,
 #                  with a fresh cubin cache so that every config really compiles ($SEARCH_ARGS: more options)
+#   variants       the same search with other settings, for comparison ($SEARCH_VARIANTS, not in the default
+#                  list), e.g. SEARCH_VARIANTS="o12=--evo offspring=12;o12l3=--evo offspring=12 --lookahead 3"
 #   summary        summary.json from the above
 # Writes every output under OUT_DIR (default $OUT, else gpu-results/); with $OUT set, packs OUT_DIR into
 # $OUT/results.tgz after every step so a call cut off still returns what finished.
@@ -25,6 +27,30 @@ evotune="$build/cli/evotune"
 python=python3
 python3 -c "import torch" 2>/dev/null || python=/opt/torch/.venv/bin/python3
 problem="b=4,hq=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16"  # scripts/run.sh's main problem
+
+# One timed search of the main problem into DIR, with a fresh cubin cache of its own (every config
+# compiles): search.txt, search_summary.json (evotune search --summary-json), search_wall.txt (the whole
+# command), search.db, log.txt, top.txt. scripts/run.sh runs the same search (--evo offspring=16).
+search_once() {
+  local dir="$1"
+  shift
+  local db="$dir/search.db" cache="$dir/cache"
+  rm -rf "$cache" "$db" "$db"-wal "$db"-shm
+  local cmd=("$evotune" --cache-dir "$cache" search --problem "$problem" --devices 0 --budget 300 --db "$db"
+             --summary-json "$dir/search_summary.json" "$@")
+  local start_ns end_ns
+  start_ns=$(date +%s%N)
+  { echo "\$ ${cmd[*]}"; timeout 600 "${cmd[@]}"; echo "exit code $?"; } >"$dir/search.txt" 2>&1 || status=1
+  end_ns=$(date +%s%N)
+  echo "wall_s $(awk -v a="$start_ns" -v b="$end_ns" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') (the whole command: workers and compile processes started, compiles, checks, timing, baselines)" \
+    >"$dir/search_wall.txt"
+  rm -rf "$cache"
+  "$evotune" log --db "$db" >"$dir/log.txt" 2>&1
+  "$evotune" top --db "$db" -n 10 >"$dir/top.txt" 2>&1
+  # The database in one file (its WAL folded in), to travel back as evidence.
+  "$python" -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' "$db"
+  tail -n 4 "$dir/search.txt"; cat "$dir/search_wall.txt"
+}
 
 pack() { [[ -n "${OUT:-}" ]] && tar czf "$OUT/results.tgz" -C "$(dirname "$out")" "$(basename "$out")"; true; }
 status=0
@@ -51,20 +77,17 @@ for s in "${steps[@]}"; do
         done; } >"$out/compile_bench.txt" 2>&1 || status=1
       cat "$out/compile_bench.txt" ;;
     search)
-      db="$out/search.db" cache="$out/cache"
-      rm -rf "$cache" "$db" "$db"-wal "$db"-shm
-      # scripts/run.sh's search, with a cache of its own (every config compiles) and its figures as JSON.
-      cmd=("$evotune" --cache-dir "$cache" search --problem "$problem" --devices 0 --budget 300 --evo offspring=12
-           --db "$db" --summary-json "$out/search_summary.json" ${SEARCH_ARGS:-})
-      start_ns=$(date +%s%N)
-      { echo "\$ ${cmd[*]}"; timeout 600 "${cmd[@]}"; echo "exit code $?"; } >"$out/search.txt" 2>&1 || status=1
-      end_ns=$(date +%s%N)
-      echo "wall_s $(awk -v a="$start_ns" -v b="$end_ns" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') (the whole command: workers and compile processes started, compiles, checks, timing, baselines)" \
-        >"$out/search_wall.txt"
-      rm -rf "$cache"
-      "$evotune" log --db "$db" >"$out/log.txt" 2>&1
-      "$evotune" top --db "$db" -n 10 >"$out/top.txt" 2>&1
-      tail -n 8 "$out/search.txt"; cat "$out/search_wall.txt" ;;
+      search_once "$out" --evo offspring=16 ${SEARCH_ARGS:-} ;;
+    variants)
+      # The same search with other pipeline settings (what the defaults were chosen from), each with its
+      # own fresh cache: NAME=ARGS pairs in $SEARCH_VARIANTS, separated by ';'.
+      IFS=';' read -ra variants <<<"${SEARCH_VARIANTS:-}"
+      for v in "${variants[@]}"; do
+        name="${v%%=*}" args="${v#*=}"
+        mkdir -p "$out/variant_$name"
+        # shellcheck disable=SC2086
+        search_once "$out/variant_$name" $args
+      done ;;
     summary)
       "$python" scripts/throughput_summary.py "$out" >"$out/summary.json" || status=1
       cat "$out/summary.json" ;;

@@ -16,7 +16,9 @@ AttentionEvaluator::AttentionEvaluator(const attention::Problem& problem, int de
                                        int repetitions)
     : problem_(problem),
       props_(runtime::query_device(device)),
-      context_(device),
+      // Blocking waits: this process waits on the GPU for most of a search, and a spinning wait would take
+      // a core from the compile processes that feed it.
+      context_(device, runtime::DeviceContext::Wait::blocking),
       target_(runtime::Target::parse(props_.native_target())),
       kernels_(kernels),
       workspace_(problem, utilities, target_, 1, stream_),

@@ -49,7 +49,9 @@ WorkerPool::WorkerPool(std::vector<WorkerCommand> commands, std::chrono::millise
 }
 
 WorkerPool::~WorkerPool() {
-  for (Worker& w : workers_) stop(w, false);
+  // A worker still busy holds a config evaluated ahead of a batch the search never asked for: its result
+  // is not needed, and it may be the one that hangs.
+  for (Worker& w : workers_) stop(w, w.job.has_value());
 }
 
 void WorkerPool::start(Worker& w) {
@@ -290,6 +292,7 @@ std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<
     std::vector<Worker*> owners;
     auto now = Clock::now();
     auto wait = std::chrono::milliseconds(60'000);
+    bool replaced = false;
     for (Worker& w : workers_) {
       if (!w.job) continue;
       if (now >= w.job->deadline) {
@@ -297,12 +300,14 @@ std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<
         timeline_.in_flight += seconds_between(job.sent, now);
         finished_[job.config.key()] = with_preparation(
             job.config, failed(w, "timeout", fmt::format("no result within {} ms; worker killed", timeout_.count())));
+        replaced = true;
         continue;
       }
       wait = std::min(wait, std::chrono::duration_cast<std::chrono::milliseconds>(w.job->deadline - now));
       fds.push_back({w.from_child, POLLIN, 0});
       owners.push_back(&w);
     }
+    if (replaced) continue;  // the fresh worker is idle: give it work before waiting on anything
     if (preparer_ != nullptr) fds.push_back({preparer_->notify_fd(), POLLIN, 0});
     poll(fds.data(), fds.size(), static_cast<int>(std::max<long long>(1, wait.count())));
     // The state before the poll held through it: idle workers waited for a compile if a config of this
