@@ -419,6 +419,14 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
              "evaluated ahead of their batch\n",
              t.busy, 100 * busy_fraction, t.waiting_for_prepare, 100 * wait_fraction, t.idle_other,
              std::max(0.0, t.in_flight - t.busy), t.early);
+  if (wait_fraction > 0.25 && s.newly_evaluated > 0) {
+    // The pipeline keeps about (lookahead - 1) x generation configs proposed ahead; fewer than twice the
+    // compile processes leaves processes idle at every slow compile, and the GPU then waits.
+    fmt::print("hint: the GPU waited for compiles {:.0f}% of the time. About (lookahead - 1) x generation size "
+               "configs are compiled ahead; with {} compile processes, {} or more keeps them busy (e.g. --evo "
+               "offspring=16 --lookahead 3; README, \"GPU searches\")\n",
+               100 * wait_fraction, processes.processes(), 2 * processes.processes());
+  }
   fmt::print("compiles: {} configs prepared: {} compiled in {} processes (NVRTC median {:.2f} s, max {:.2f} s), {} from "
              "the cache; rejected: {} by the rules, {} for spills, {} compile errors, {} compile timeouts; lookahead {}\n",
              c.prepared, c.compiled_now, processes.processes(), nvrtc_median, nvrtc_max, c.from_cache,

@@ -3,28 +3,17 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
+#include <csignal>
 #include <nlohmann/json.hpp>
 #include <thread>
-
-extern char** environ;
 
 namespace evotune::runtime {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string describe_exit(int status) {
-  if (WIFSIGNALED(status)) return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  if (WIFEXITED(status)) return fmt::format("exited with code {}", WEXITSTATUS(status));
-  return "stopped";
-}
 
 // Milliseconds left before `deadline` (-1: no deadline), at least 0.
 int poll_timeout(std::optional<Clock::time_point> deadline) {
@@ -154,7 +143,7 @@ int serve_compile_requests(int in_fd, int out_fd, Compiler& compiler) {
 CompileProcessPool::CompileProcessPool(CompileProcessOptions options) : options_(std::move(options)) {
   if (options_.command.empty()) throw std::invalid_argument("CompileProcessPool needs a compile-server command");
   // Writing to a child that just died must be an error code, not a signal that ends this process.
-  signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
   unsigned n = options_.processes != 0 ? options_.processes : std::max(1u, std::thread::hardware_concurrency());
   slots_.resize(n);  // children start on first use
 }
@@ -162,65 +151,27 @@ CompileProcessPool::CompileProcessPool(CompileProcessOptions options) : options_
 void CompileProcessPool::start_all() {
   std::lock_guard lock(mutex_);
   for (Slot& s : slots_) {
-    if (!s.busy && s.pid < 0) start(s);
+    if (!s.busy && !s.process.running()) start(s);
   }
 }
 
 CompileProcessPool::~CompileProcessPool() {
-  for (Slot& s : slots_) stop(s, false);
+  for (Slot& s : slots_) s.process.stop(false);  // EOF on stdin: a healthy child exits
 }
 
 void CompileProcessPool::start(Slot& slot) {
   std::vector<std::string> args = options_.command;
   args.insert(args.end(), {"--cuda-include", local_.cuda_include_dir().string(), "--nice",
                            std::to_string(options_.niceness)});
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  // O_CLOEXEC from the start: another thread may spawn a process at any moment, and a stray copy of a
-  // pipe end in it would hide this child's EOF.
-  int to_child[2], from_child[2];
-  if (pipe2(to_child, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a compile-process pipe");
-  if (pipe2(from_child, O_CLOEXEC) != 0) {
-    close(to_child[0]);
-    close(to_child[1]);
-    throw std::runtime_error("cannot create a compile-process pipe");
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);  // dup2 clears close-on-exec
-  posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
-  pid_t pid = -1;
-  const int failed = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(to_child[0]);
-  close(from_child[1]);
-  if (failed != 0) {
-    close(to_child[1]);
-    close(from_child[0]);
-    throw std::runtime_error(fmt::format("cannot start the compile process {}: {}", args[0], strerror(failed)));
-  }
-  fcntl(to_child[1], F_SETFL, fcntl(to_child[1], F_GETFL) | O_NONBLOCK);
-  slot.pid = pid;
-  slot.to_child = to_child[1];
-  slot.from_child = from_child[0];
-}
-
-void CompileProcessPool::stop(Slot& slot, bool kill) {
-  if (slot.to_child >= 0) close(slot.to_child);  // EOF on its stdin: a healthy child exits
-  if (slot.from_child >= 0) close(slot.from_child);
-  slot.to_child = slot.from_child = -1;
-  if (slot.pid > 0) {
-    if (kill) ::kill(slot.pid, SIGKILL);
-    int status = 0;
-    waitpid(slot.pid, &status, 0);
-  }
-  slot.pid = -1;
+  slot.process.start(args);
+  // Requests are written with a deadline: a child that stops reading must not block us.
+  const int fd = slot.process.stdin_fd();
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
 CompileResult CompileProcessPool::exchange(Slot& slot, const CompileRequest& request) {
   const std::string label = (request.label.empty() ? request.source_name : request.label) + " for " + request.target.name();
-  if (slot.pid < 0) start(slot);
+  if (!slot.process.running()) start(slot);
   std::optional<Clock::time_point> deadline;
   if (options_.time_limit_seconds) {
     deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -229,43 +180,29 @@ CompileResult CompileProcessPool::exchange(Slot& slot, const CompileRequest& req
   // Whatever went wrong, the child is replaced: its state (a half-read request, a compile in flight) is
   // unknown.
   auto died = [&](const std::string& what) -> std::runtime_error {
-    close(slot.to_child);
-    close(slot.from_child);
-    slot.to_child = slot.from_child = -1;
-    // Its pipes are closed, so it is exiting: collect how it ended (a live one gets 2 s, then SIGKILL).
-    int status = 0;
-    for (int tries = 0; waitpid(slot.pid, &status, WNOHANG) == 0; ++tries) {
-      if (tries == 400) {
-        ::kill(slot.pid, SIGKILL);
-        waitpid(slot.pid, &status, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    slot.pid = -1;
+    const std::string how = slot.process.reap();
     ++restarts_;
-    return std::runtime_error(fmt::format("the compile process {} while compiling {} ({})", describe_exit(status),
-                                          label, what));
+    return std::runtime_error(fmt::format("the compile process {} while compiling {} ({})", how, label, what));
   };
   auto timed_out = [&]() -> CompileTimeout {
-    stop(slot, true);
+    slot.process.stop(true);
     ++restarts_;
     return CompileTimeout(fmt::format("compiling {} took longer than {:g} s; the compile process was killed", label,
                                       *options_.time_limit_seconds),
                           *options_.time_limit_seconds);
   };
-  const Io sent = write_all(slot.to_child, compile_request_to_json_line(request), deadline);
+  const Io sent = write_all(slot.process.stdin_fd(), compile_request_to_json_line(request), deadline);
   if (sent == Io::timed_out) throw timed_out();
   if (sent == Io::closed) throw died("it stopped reading requests");
   std::string buffer, line;
-  Io io = read_line(slot.from_child, buffer, line, deadline);
+  Io io = read_line(slot.process.stdout_fd(), buffer, line, deadline);
   if (io == Io::timed_out) throw timed_out();
   if (io == Io::closed) throw died("no reply");
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(line);
   } catch (const std::exception& e) {
-    stop(slot, true);
+    slot.process.stop(true);
     ++restarts_;
     throw std::runtime_error(fmt::format("unreadable reply from the compile process for {}: {}", label, e.what()));
   }
@@ -277,7 +214,7 @@ CompileResult CompileProcessPool::exchange(Slot& slot, const CompileRequest& req
     throw std::runtime_error(message);
   }
   const std::size_t cubin_bytes = header.at("cubin_bytes");
-  io = read_until(slot.from_child, buffer, cubin_bytes, deadline);
+  io = read_until(slot.process.stdout_fd(), buffer, cubin_bytes, deadline);
   if (io == Io::timed_out) throw timed_out();
   if (io == Io::closed) throw died("the reply was cut short");
   CompileResult result;

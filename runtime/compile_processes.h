@@ -13,8 +13,6 @@
 // The protocol, client and server both here: a request is one line of JSON (the CompileRequest); the
 // reply is one line of JSON (ok, lowered names, resources, log, NVRTC seconds, cubin_bytes, or the
 // error) followed by cubin_bytes raw bytes.
-#include <sys/types.h>
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -23,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/child_process.h"
 #include "runtime/nvrtc_compiler.h"
 
 namespace evotune::runtime {
@@ -59,12 +58,10 @@ class CompileProcessPool : public Compiler {
 
  private:
   struct Slot {
-    pid_t pid = -1;
-    int to_child = -1, from_child = -1;
+    ChildProcess process;
     bool busy = false;
   };
   void start(Slot& slot);
-  void stop(Slot& slot, bool kill);
   CompileResult exchange(Slot& slot, const CompileRequest& request);
 
   CompileProcessOptions options_;

@@ -6,8 +6,11 @@
 #   gpu_tests      the GPU tests (GPU check against the host check included)
 #   compile_bench  compile-bench, NVRTC in 1/8/16 threads and in 1/8/16 processes: the smoke kernel (128
 #                  variants) and real attention configs of the main problem (32)
-#   search         the default 300-trial search of the main problem (scripts/run.sh's), timed as a whole,
-#                  with a fresh cubin cache so that every config really compiles ($SEARCH_ARGS: more options)
+#   search         the 300-trial search of the main problem (scripts/run.sh's), timed as a whole, with a
+#                  fresh cubin cache so that every config really compiles
+#   confirm        the search's winner beside earlier winners of the same problem, re-timed interleaved
+#                  (A B C A B C ...) with evotune bench in this call: GPU state drifts by about 2% between
+#                  minutes, more than separates the best configs, so only a side-by-side timing compares them
 #   variants       the same search with other settings, for comparison ($SEARCH_VARIANTS, not in the default
 #                  list), e.g. SEARCH_VARIANTS="o12=--evo offspring=12;o12l3=--evo offspring=12 --lookahead 3"
 #   summary        summary.json from the above
@@ -19,25 +22,28 @@ build="${1:-build-device}"
 out="${2:-${OUT:-gpu-results}}/throughput"
 shift $(($# < 2 ? $# : 2))
 steps=("$@")
-[[ ${#steps[@]} -gt 0 ]] || steps=(machine gpu_tests compile_bench search summary)
+[[ ${#steps[@]} -gt 0 ]] || steps=(machine gpu_tests compile_bench search confirm summary)
 mkdir -p "$out"
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export EVOTUNE_SOURCE_DIR="$PWD"
 evotune="$build/cli/evotune"
 python=python3
 python3 -c "import torch" 2>/dev/null || python=/opt/torch/.venv/bin/python3
-problem="b=4,hq=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16"  # scripts/run.sh's main problem
+source scripts/main_search.sh  # main_problem, main_search_args: scripts/run.sh's search
+problem="$main_problem"
 
 # One timed search of the main problem into DIR, with a fresh cubin cache of its own (every config
 # compiles): search.txt, search_summary.json (evotune search --summary-json), search_wall.txt (the whole
-# command), search.db, log.txt, top.txt. scripts/run.sh runs the same search (--evo offspring=16).
+# command), search.db, log.txt, top.txt. Arguments after DIR replace main_search_args (scripts/run.sh's).
 search_once() {
   local dir="$1"
   shift
   local db="$dir/search.db" cache="$dir/cache"
   rm -rf "$cache" "$db" "$db"-wal "$db"-shm
-  local cmd=("$evotune" --cache-dir "$cache" search --problem "$problem" --devices 0 --budget 300 --db "$db"
-             --summary-json "$dir/search_summary.json" "$@")
+  local args=("$@")
+  [[ ${#args[@]} -gt 0 ]] || args=("${main_search_args[@]}")
+  local cmd=("$evotune" --cache-dir "$cache" search --problem "$problem" --db "$db"
+             --summary-json "$dir/search_summary.json" "${args[@]}")
   local start_ns end_ns
   start_ns=$(date +%s%N)
   { echo "\$ ${cmd[*]}"; timeout 600 "${cmd[@]}"; echo "exit code $?"; } >"$dir/search.txt" 2>&1 || status=1
@@ -77,7 +83,7 @@ for s in "${steps[@]}"; do
         done; } >"$out/compile_bench.txt" 2>&1 || status=1
       cat "$out/compile_bench.txt" ;;
     search)
-      search_once "$out" --evo offspring=16 ${SEARCH_ARGS:-} ;;
+      search_once "$out" ;;
     variants)
       # The same search with other pipeline settings (what the defaults were chosen from), each with its
       # own fresh cache: NAME=ARGS pairs in $SEARCH_VARIANTS, separated by ';'.
@@ -86,8 +92,35 @@ for s in "${steps[@]}"; do
         name="${v%%=*}" args="${v#*=}"
         mkdir -p "$out/variant_$name"
         # shellcheck disable=SC2086
-        search_once "$out/variant_$name" $args
+        search_once "$out/variant_$name" --devices 0 --budget 300 $args
       done ;;
+    confirm)
+      # The winner of issue 5's search (1024.2 us there) and of this issue's first pipelined search
+      # (1024.1 us, evidence/results/h100/search-throughput/call2_ed33d1a), beside this search's winner.
+      winner=$("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["best_config"])' "$out/search_summary.json")
+      configs=("$winner"
+        "mma=mma_sync,block_m=64,block_n=64,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=regs,min_ctas=2,overlap=off,qk_split=1"
+        "mma=mma_sync,block_m=64,block_n=64,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=regs,min_ctas=1,overlap=off,qk_split=1")
+      names=(search_winner issue5_winner call2_winner)
+      rm -f "$out/confirm.jsonl"
+      for round in 1 2 3 4; do
+        for i in 0 1 2; do
+          "$evotune" bench --problem "$problem" --config "${configs[$i]}" --no-baseline --reps 50 --json \
+            | "$python" -c 'import json,sys; r=json.load(sys.stdin); r["name"]=sys.argv[1]; r["round"]=int(sys.argv[2]); print(json.dumps(r))' \
+              "${names[$i]}" "$round" >>"$out/confirm.jsonl" || status=1
+        done
+      done
+      "$python" - "$out/confirm.jsonl" >"$out/confirm.txt" <<'PY'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+print("interleaved re-timing, 4 rounds x 50 flushed samples each (evotune bench), same call:")
+for name in dict.fromkeys(r["name"] for r in rows):
+    mine = [r for r in rows if r["name"] == name]
+    medians = [r["kernel"]["median_us"] for r in mine]
+    print(f"  {name:<14} median of round medians {statistics.median(medians):9.2f} us  rounds {[round(m, 1) for m in medians]}"
+          f"  check {'PASS' if all(r['check']['passed'] for r in mine) else 'FAIL'}  {mine[0]['config']}")
+PY
+      cat "$out/confirm.txt" ;;
     summary)
       "$python" scripts/throughput_summary.py "$out" >"$out/summary.json" || status=1
       cat "$out/summary.json" ;;

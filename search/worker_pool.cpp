@@ -1,14 +1,11 @@
 #include "search/worker_pool.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
+#include <csignal>
 #include <nlohmann/json.hpp>
 
 #include "search/worker_protocol.h"
@@ -19,12 +16,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
-
-std::string describe_exit(int status) {
-  if (WIFSIGNALED(status)) return fmt::format("worker killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  if (WIFEXITED(status)) return fmt::format("worker exited with code {}", WEXITSTATUS(status));
-  return "worker stopped";
-}
 
 // The first complete line in `buffer` (without its newline), removed from it; nullopt while none is.
 std::optional<std::string> take_line(std::string& buffer) {
@@ -39,7 +30,7 @@ std::optional<std::string> take_line(std::string& buffer) {
 
 WorkerPool::WorkerPool(std::vector<WorkerCommand> commands, std::chrono::milliseconds timeout) : timeout_(timeout) {
   // Writing to a worker that just died must be an error code, not a signal that kills the coordinator.
-  signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
   for (WorkerCommand& c : commands) {
     Worker w;
     w.command = std::move(c);
@@ -51,58 +42,22 @@ WorkerPool::WorkerPool(std::vector<WorkerCommand> commands, std::chrono::millise
 WorkerPool::~WorkerPool() {
   // A worker still busy holds a config evaluated ahead of a batch the search never asked for: its result
   // is not needed, and it may be the one that hangs.
-  for (Worker& w : workers_) stop(w, w.job.has_value());
+  for (Worker& w : workers_) w.process.stop(w.job.has_value());
 }
 
 void WorkerPool::start(Worker& w) {
-  // argv is built before fork: the coordinator has compile threads, and a child of a multithreaded
-  // process may only make async-signal-safe calls (no malloc) until execv.
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(w.command.executable.c_str()));
-  for (std::string& a : w.command.args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  // Close-on-exec from the start: a process another thread starts meanwhile must not inherit these.
-  int to_child[2], from_child[2];
-  if (pipe2(to_child, O_CLOEXEC) != 0) throw std::runtime_error("cannot create worker pipes");
-  if (pipe2(from_child, O_CLOEXEC) != 0) {
-    close(to_child[0]);
-    close(to_child[1]);
-    throw std::runtime_error("cannot create worker pipes");
-  }
-  pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("cannot fork a worker");
-  if (pid == 0) {
-    dup2(to_child[0], STDIN_FILENO);  // dup2 clears close-on-exec on the copies
-    dup2(from_child[1], STDOUT_FILENO);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(to_child[0]);
-  close(from_child[1]);
-  w.pid = pid;
-  w.to_child = to_child[1];
-  w.from_child = from_child[0];
+  std::vector<std::string> argv{w.command.executable};
+  argv.insert(argv.end(), w.command.args.begin(), w.command.args.end());
+  w.process.start(argv);
   w.buffer.clear();
   w.job.reset();
-}
-
-void WorkerPool::stop(Worker& w, bool kill) {
-  if (w.to_child >= 0) close(w.to_child);  // EOF on its stdin: a healthy worker exits
-  if (w.from_child >= 0) close(w.from_child);
-  w.to_child = w.from_child = -1;
-  if (w.pid > 0) {
-    if (kill) ::kill(w.pid, SIGKILL);
-    int status = 0;
-    waitpid(w.pid, &status, 0);
-  }
-  w.pid = -1;
 }
 
 evidence::TrialRecord WorkerPool::failed(Worker& w, const std::string& status, const std::string& why) {
   evidence::TrialRecord t;
   t.status = status;
   t.error = why;
-  stop(w, true);
+  w.process.stop(true);
   start(w);
   ++restarts_;
   return t;
@@ -111,7 +66,7 @@ evidence::TrialRecord WorkerPool::failed(Worker& w, const std::string& status, c
 bool WorkerPool::write_line(Worker& w, const std::string& line) {
   std::size_t written = 0;
   while (written < line.size()) {
-    ssize_t n = write(w.to_child, line.data() + written, line.size() - written);
+    ssize_t n = write(w.process.stdin_fd(), line.data() + written, line.size() - written);
     if (n <= 0) return false;
     written += static_cast<std::size_t>(n);
   }
@@ -128,7 +83,7 @@ std::optional<std::string> WorkerPool::ask(std::size_t index, const std::string&
       failed(w, "timeout", "no reply");  // restarts it, with no job
       break;
     }
-    pollfd fd{w.from_child, POLLIN, 0};
+    pollfd fd{w.process.stdout_fd(), POLLIN, 0};
     if (poll(&fd, 1, static_cast<int>(left.count())) > 0) collect(w);  // a whole reply or EOF ends the job
   }
   queue_.clear();
@@ -145,11 +100,11 @@ std::optional<std::string> WorkerPool::ask(std::size_t index, const std::string&
       failed(w, "timeout", "no reply");
       return std::nullopt;
     }
-    pollfd fd{w.from_child, POLLIN, 0};
+    pollfd fd{w.process.stdout_fd(), POLLIN, 0};
     poll(&fd, 1, static_cast<int>(left.count()));
     if (!(fd.revents & (POLLIN | POLLHUP | POLLERR))) continue;
     char chunk[65536];
-    ssize_t n = read(w.from_child, chunk, sizeof(chunk));
+    ssize_t n = read(w.process.stdout_fd(), chunk, sizeof(chunk));
     if (n <= 0) {
       failed(w, "crash", "the worker exited");
       return std::nullopt;
@@ -180,10 +135,8 @@ void WorkerPool::send(Worker& w, const Config& config) {
   }
   const auto now = Clock::now();
   if (!write_line(w, to_line(WorkerRequest{request}) + "\n")) {
-    int status = 0;
-    waitpid(w.pid, &status, WNOHANG);
-    finished_[config.key()] =
-        with_preparation(config, failed(w, "crash", "cannot send to the worker: " + describe_exit(status)));
+    const std::string how = w.process.reap();
+    finished_[config.key()] = with_preparation(config, failed(w, "crash", "cannot send to the worker: worker " + how));
     return;
   }
   w.job = Job{config, now, now + timeout_};
@@ -225,17 +178,13 @@ bool WorkerPool::dispatch(const std::map<std::string, bool>& wanted) {
 
 void WorkerPool::collect(Worker& w) {
   char chunk[65536];
-  const ssize_t n = read(w.from_child, chunk, sizeof(chunk));
+  const ssize_t n = read(w.process.stdout_fd(), chunk, sizeof(chunk));
   const Job job = *w.job;
   const std::string key = job.config.key();
   if (n <= 0) {  // the worker is gone: collect how it ended
-    close(w.from_child);
-    w.from_child = -1;
-    int status = 0;
-    waitpid(w.pid, &status, 0);
-    w.pid = -1;
+    const std::string how = w.process.reap();
     timeline_.in_flight += seconds_between(job.sent, Clock::now());
-    finished_[key] = with_preparation(job.config, failed(w, "crash", describe_exit(status)));
+    finished_[key] = with_preparation(job.config, failed(w, "crash", "worker " + how));
     return;
   }
   w.buffer.append(chunk, static_cast<std::size_t>(n));
@@ -250,7 +199,7 @@ void WorkerPool::collect(Worker& w) {
     if (t.status == "ok" && t.median_us && (!best_us_ || *t.median_us < *best_us_)) best_us_ = t.median_us;
     finished_[key] = with_preparation(job.config, std::move(reply.trial));
     if (reply.restart) {  // its CUDA context may be poisoned: replace it now
-      stop(w, false);
+      w.process.stop(false);
       start(w);
       ++restarts_;
     }
@@ -304,7 +253,7 @@ std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<
         continue;
       }
       wait = std::min(wait, std::chrono::duration_cast<std::chrono::milliseconds>(w.job->deadline - now));
-      fds.push_back({w.from_child, POLLIN, 0});
+      fds.push_back({w.process.stdout_fd(), POLLIN, 0});
       owners.push_back(&w);
     }
     if (replaced) continue;  // the fresh worker is idle: give it work before waiting on anything

@@ -12,8 +12,6 @@
 // proposal order, and configs of batches proposed ahead (prefetch) are evaluated early when nothing of
 // the current batch is ready, so the GPUs wait for the compiler only when nothing at all is ready.
 // Results still come back per batch in proposal order, so what is recorded does not depend on timing.
-#include <sys/types.h>
-
 #include <chrono>
 #include <deque>
 #include <map>
@@ -21,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/child_process.h"
 #include "search/coordinator.h"
 #include "search/prepare_ahead.h"
 
@@ -71,13 +70,11 @@ class WorkerPool : public Evaluator {
   };
   struct Worker {
     WorkerCommand command;
-    pid_t pid = -1;
-    int to_child = -1, from_child = -1;
+    runtime::ChildProcess process;
     std::string buffer;  // bytes read but not yet consumed
     std::optional<Job> job;
   };
   void start(Worker& w);
-  void stop(Worker& w, bool kill);
   bool write_line(Worker& w, const std::string& line);
   // Replaces a failed worker; the trial of its job (if any) gets `status` and `why`.
   evidence::TrialRecord failed(Worker& w, const std::string& status, const std::string& why);
