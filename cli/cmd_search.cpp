@@ -327,6 +327,7 @@ double median(std::vector<double> v) {
 void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   const auto command_start = std::chrono::steady_clock::now();
   attention::Problem problem = attention::Problem::parse(opt.problem);
+  search::parse_evo_options(opt.evo);  // a bad option is a usage error before any database is touched
   std::vector<int> ordinals = parse_devices(opt.devices.empty() ? "0" : opt.devices);
   // The device first: without one (exit 3) no database is created or touched.
   if (opt.resume != 0) {
@@ -470,6 +471,7 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
 }
 
 void run_replay_search(const Options& opt) {
+  search::parse_evo_options(opt.evo);  // a bad option is a usage error before any database is touched
   evidence::Store store(opt.db, evidence::Store::Mode::read_write);
   std::int64_t run_id = opt.resume;
   RunSettings settings = run_id != 0 ? resumed_settings(store, run_id, opt.db) : new_settings(opt);

@@ -224,7 +224,11 @@ evidence::TrialRecord WorkerPool::evaluate(const Config& config) { return evalua
 
 std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<Config>& configs) {
   auto last = Clock::now();
-  if (left_at_) timeline_.idle_other += static_cast<double>(workers_.size()) * seconds_between(*left_at_, last);
+  if (left_at_) {  // between batches, the coordinator recorded and proposed: idle unless working ahead
+    for (const Worker& w : workers_) {
+      if (!w.job) timeline_.idle_other += seconds_between(*left_at_, last);
+    }
+  }
   prefetch(configs);
   // The batch goes first, in proposal order; what was prefetched for later batches waits behind it.
   std::map<std::string, bool> wanted;
