@@ -13,6 +13,7 @@
 #                  minutes, more than separates the best configs, so only a side-by-side timing compares them
 #   variants       the same search with other settings, for comparison ($SEARCH_VARIANTS, not in the default
 #                  list), e.g. SEARCH_VARIANTS="o12=--evo offspring=12;o12l3=--evo offspring=12 --lookahead 3"
+#   resume         scripts/gpu_resume.sh: a search killed with SIGKILL and resumed (not in the default list)
 #   summary        summary.json from the above
 # Writes every output under OUT_DIR (default $OUT, else gpu-results/); with $OUT set, packs OUT_DIR into
 # $OUT/results.tgz after every step so a call cut off still returns what finished.
@@ -121,6 +122,11 @@ for name in dict.fromkeys(r["name"] for r in rows):
           f"  check {'PASS' if all(r['check']['passed'] for r in mine) else 'FAIL'}  {mine[0]['config']}")
 PY
       cat "$out/confirm.txt" ;;
+    resume)
+      # A GPU search killed with SIGKILL mid-run (compile processes, lookahead and early dispatch all
+      # running) and resumed: nothing lost, nothing twice, the budget exact.
+      scripts/gpu_resume.sh "$build" "$out/resume" >"$out/resume_step.txt" 2>&1 || status=1
+      tail -n 3 "$out/resume/resume.txt" ;;
     summary)
       "$python" scripts/throughput_summary.py "$out" >"$out/summary.json" || status=1
       cat "$out/summary.json" ;;
