@@ -5,7 +5,7 @@
 #   machine        GPU, driver, CPU count, the build's source commit
 #   gpu_tests      the GPU tests (GPU check against the host check included)
 #   compile_bench  compile-bench, NVRTC in 1/8/16 threads and in 1/8/16 processes: the smoke kernel (128
-#                  variants) and real attention configs of the main problem (32)
+#                  variants) and real attention configs of the main problem (48)
 #   search         the 300-trial search of the main problem (scripts/run.sh's), timed as a whole, with a
 #                  fresh cubin cache so that every config really compiles
 #   confirm        the search's winner beside earlier winners of the same problem, re-timed interleaved
@@ -76,7 +76,7 @@ for s in "${steps[@]}"; do
     compile_bench)
       { for kernel in smoke attention; do
           count=128
-          [[ $kernel == attention ]] && count=32
+          [[ $kernel == attention ]] && count=48  # three rounds of 16: one slow compile weighs less
           cmd=("$evotune" compile-bench --kernel "$kernel" --problem "$problem" --count "$count" --threads 1,8,16
                --processes 1,8,16 --json-out "$out/compile_bench_$kernel.json")
           echo "\$ ${cmd[*]}"

@@ -12,7 +12,8 @@
 namespace evotune::search {
 
 // default_space: what a search explores unless asked for more: valid configs less those the family
-// excludes by default (attention::excluded_by_default). all: every valid config.
+// excludes by default (attention::excluded_by_default: scalar where tensor cores exist, configs certain
+// to spill). all: every valid config (the space of runs recorded before scopes existed).
 enum class SpaceScope { default_space, all };
 
 // "default" or "all"; throws UsageError for anything else.
@@ -27,7 +28,7 @@ inline SearchSpace attention_search_space(const attention::Problem& problem, con
                                           SpaceScope scope = SpaceScope::default_space) {
   return SearchSpace(attention::parameters(), [problem, limits, scope](const Config& c) {
     if (attention::invalid_reason(c, problem, limits)) return false;
-    return scope == SpaceScope::all || !attention::excluded_by_default(c, limits);
+    return scope == SpaceScope::all || !attention::excluded_by_default(c, problem, limits);
   });
 }
 

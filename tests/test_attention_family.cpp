@@ -8,9 +8,13 @@
 #include <future>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
+#include "evidence/store.h"
 #include "runtime/compile_pool.h"
 #include "runtime/errors.h"
 #include "templates/attention/attention_family.h"
+#include "tests/test_support.h"
 
 using namespace evotune;
 using namespace evotune::attention;
@@ -197,4 +201,41 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
     EXPECT_NE(results[2 * i].cubin, results[2 * i + 1].cubin) << pairs[i].what << ": identical CUBIN";
   }
   EXPECT_GE(pairs.size(), 16u);
+}
+
+// The default search space leaves out configs certain to spill (attention::excluded_by_default). Held to
+// every mma_sync config compiled for sm_90a in the committed H100 searches: it never names one that
+// compiled without spills, and it does name a good share of those that spilled.
+TEST(AttentionFamily, CertainSpillRuleNeverExcludesAKernelThatCompiledCleanly) {
+  const DeviceLimits limits = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  int clean = 0, spilled = 0, named = 0;
+  for (const char* db : {"evidence/results/h100/issue4-search/search_fp16/search.db",
+                         "evidence/results/h100/issue4-search/search_bf16/search.db",
+                         "evidence/results/h100/issue5-deploy/deploy.db",
+                         "evidence/results/h100/search-throughput/call2_ed33d1a/search.db"}) {
+    evotune::evidence::Store store((evotune::testing::source_dir() / db).string(), evotune::evidence::Store::Mode::read_only);
+    for (const auto& run : store.runs()) {
+      const attention::Problem problem = attention::Problem::parse(run.problem);
+      for (const auto& t : store.trials(run.id)) {
+        if (t.resources_json.empty() || t.config.rfind("mma=mma_sync", 0) != 0) continue;
+        const runtime::ResourceUsage usage = runtime::resource_usage_from_json(nlohmann::json::parse(t.resources_json));
+        const Config config = attention::parse_config(t.config);
+        const std::optional<std::string> why = attention::excluded_by_default(config, problem, limits);
+        if (attention::rejected_resources(usage)) {
+          ++spilled;
+          named += why.has_value();
+        } else {
+          ++clean;
+          EXPECT_FALSE(why.has_value()) << t.config << " on " << run.problem << " compiled to " << usage.registers
+                                        << " registers without spills, but: " << *why;
+          EXPECT_LE(attention::mma_live_registers(config, problem) + 16, attention::register_budget(config, limits))
+              << t.config;
+        }
+      }
+    }
+  }
+  EXPECT_GT(clean, 500);
+  EXPECT_GT(spilled, 100);
+  EXPECT_GT(named, spilled / 4) << named << " of " << spilled << " spilling configs named";
+  RecordProperty("spilling_configs_named", fmt::format("{} of {}", named, spilled));
 }

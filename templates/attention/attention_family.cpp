@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "templates/embedded_sources.h"
 
 namespace evotune::attention {
@@ -103,13 +105,42 @@ std::optional<std::string> invalid_reason(const Config& c, const Problem& p, con
   return std::nullopt;
 }
 
-std::optional<std::string> excluded_by_default(const Config& c, const DeviceLimits& limits) {
+int mma_live_registers(const Config& c, const Problem& p) {
+  const int m_tiles = c.at("block_m") / (16 * c.at("warps"));  // 16-row MMA tiles per warp
+  const int scores = m_tiles * (c.at("block_n") / 8) * 4;        // m16n8 accumulators: 4 floats per thread each
+  const int output = m_tiles * (p.d / 8) * 4;
+  // Q.K^T accumulates into qk_split sets; with overlap the next block's scores exist beside this block's.
+  const int held_scores = scores * c.at("qk_split") + (c.at("overlap") == 1 ? scores : 0);
+  const int q_fragments = c.at("q_frags") == kQInRegisters ? (p.d / 16) * 4 : 0;
+  return output + held_scores + q_fragments;
+}
+
+int register_budget(const Config& c, const DeviceLimits& limits) {
+  // Registers are allocated per thread in steps of 8, at most 255.
+  return std::min(255, limits.registers_per_sm / (threads(c) * c.at("min_ctas")) / 8 * 8);
+}
+
+std::optional<std::string> excluded_by_default(const Config& c, const Problem& p, const DeviceLimits& limits) {
   // Measured on the H100 (evidence/results/h100/issue5-deploy/deploy.db, run 1): the fastest of 46 scalar
   // configs took 26.6 ms where the best mma_sync config took 1.02 ms, and scalar compiles took 9 s on
   // average and up to 39 s (mma_sync: 1.4 s, at most 3.9 s). Where tensor cores exist it cannot win, and it
   // stalls the compile pipeline.
   if (c.at("mma") == kScalar && limits.compute_capability >= 80) {
     return "mma=scalar on sm_80 and newer: ~25x slower than mma_sync and 6x slower to compile (--space all includes it)";
+  }
+  // Certain to spill: the registers that must be live at once, plus the fewest any kernel of this family
+  // needed beside them (24 among the 1252 configs that compiled without spills for the H100 searches; 16 is
+  // used, to leave room), exceed what the launch bounds allow. Of the 520 configs that spilled in those
+  // searches this rule names 219 (each a compile of ~1 s spent only to reject it), and none of the 1252
+  // that did not (tests: AttentionFamily.CertainSpillRuleNeverExcludesAKernelThatCompiledCleanly).
+  constexpr int kLeastOverhead = 16;
+  if (c.at("mma") == kMmaSync) {
+    const int live = mma_live_registers(c, p), budget = register_budget(c, limits);
+    if (live + kLeastOverhead > budget) {
+      return fmt::format("certain to spill: {} registers per thread must be live at once (+{} at least for the rest), "
+                         "{} threads x min_ctas={} allow {} (--space all compiles it anyway)",
+                         live, kLeastOverhead, threads(c), c.at("min_ctas"), budget);
+    }
   }
   return std::nullopt;
 }

@@ -32,8 +32,14 @@ int shared_bytes(const Config& config, const Problem& problem);
 // Why the config cannot run this problem on this device, before compiling; nullopt when it can.
 std::optional<std::string> invalid_reason(const Config& config, const Problem& problem, const DeviceLimits& limits);
 // Why a search leaves the config out unless asked for the whole space (`search --space all`): configs
-// whose cost is known not to pay. nullopt: part of the default space.
-std::optional<std::string> excluded_by_default(const Config& config, const DeviceLimits& limits);
+// whose cost is known not to pay, and configs certain to spill (they would be compiled only to be
+// rejected). nullopt: part of the default space.
+std::optional<std::string> excluded_by_default(const Config& config, const Problem& problem, const DeviceLimits& limits);
+// mma_sync: 32-bit registers per thread that must be live at once (O accumulators, the scores of one or
+// two K/V blocks in qk_split accumulator sets, Q fragments kept in registers), and the registers per thread
+// that __launch_bounds__(threads, min_ctas) allows.
+int mma_live_registers(const Config& config, const Problem& problem);
+int register_budget(const Config& config, const DeviceLimits& limits);
 // Why a compiled kernel is rejected (register spills), nullopt when accepted.
 std::optional<std::string> rejected_resources(const runtime::ResourceUsage& usage);
 
