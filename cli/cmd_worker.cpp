@@ -66,6 +66,19 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
                   << std::endl;
         continue;
       }
+      if (const auto* retime = std::get_if<search::RetimeRequest>(&request)) {
+        if (!gpu) throw UsageError("worker: only a GPU worker re-times kernels");
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<search::AttentionEvaluator::Kernel> kernels;
+        for (const search::EvaluateRequest& k : retime->kernels) {
+          kernels.push_back({Config::from_key(k.config_key), k.cache_key, k.kernel_name});
+        }
+        search::RetimeReply reply;
+        reply.medians_us = gpu->retime(kernels, retime->rounds, retime->reps);
+        reply.busy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cout << search::to_line(reply) << std::endl;
+        continue;
+      }
       const auto& evaluate = std::get<search::EvaluateRequest>(request);
       const Config config = Config::from_key(evaluate.config_key);
       search::EvaluateReply reply;

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 
 namespace evotune::evidence {
 namespace {
@@ -88,6 +90,18 @@ SELECT g.run_id, g.generation, g.evaluated, g.valid, g.generation_best_us,
        m.generation_median_us
 FROM generations g LEFT JOIN medians m ON m.run_id = g.run_id AND m.generation = g.generation
 ORDER BY g.run_id, g.generation;
+)sql";
+
+// Schema 3: the search's top configs re-timed interleaved after the search (see RetimeRecord).
+constexpr const char* kRetimesTable = R"sql(
+CREATE TABLE retimes (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs (id),
+  config_key TEXT NOT NULL,          -- a trial of the run (trials.config_key)
+  round INTEGER NOT NULL,            -- 0, 1, ...: every config is timed once per round, in the same order
+  median_us REAL NOT NULL,           -- of that round's flushed samples
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
 )sql";
 
 // Schema 2: reference points measured beside the trials of a run (see BaselineRecord).
@@ -250,9 +264,13 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
           exec(kTrialsTable);
           exec(kTrialsIndexAndView);
           exec(kBaselinesTable);
+          exec(kRetimesTable);
         } else {
           if (version < 2) exec(kBaselinesTable);
-          if (version < 3) migrate_trials_table();
+          if (version < 3) {
+            migrate_trials_table();
+            exec(kRetimesTable);
+          }
         }
         exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion).c_str());
         exec("COMMIT");
@@ -373,6 +391,31 @@ void Store::record_baseline(std::int64_t run_id, const BaselineRecord& b) {
   s.bind(1, run_id).bind(2, b.name).bind(3, b.median_us).bind(4, b.p10_us).bind(5, b.p90_us).bind(6, b.tflops);
   s.bind(7, b.gbps).bind(8, b.max_abs_error).bind(9, b.detail_json.empty() ? std::string("{}") : b.detail_json);
   s.step();
+}
+
+void Store::record_retimes(std::int64_t run_id, const std::vector<RetimeRecord>& retimes) {
+  exec("BEGIN IMMEDIATE");
+  try {
+    Statement s(db_, "INSERT INTO retimes (run_id, config_key, round, median_us) VALUES (?, ?, ?, ?)");
+    for (const RetimeRecord& r : retimes) {
+      s.bind(1, run_id).bind(2, r.config_key).bind(3, static_cast<std::int64_t>(r.round)).bind(4, r.median_us);
+      s.step();
+      s.reset();
+    }
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::vector<RetimeRecord> Store::retimes(std::int64_t run_id) const {
+  std::vector<RetimeRecord> out;
+  if (schema_version() < 3) return out;  // an older file opened read-only: none were made
+  Statement s(db_, "SELECT config_key, round, median_us FROM retimes WHERE run_id = ? ORDER BY id");
+  s.bind(1, run_id);
+  while (s.step()) out.push_back({s.text(0), static_cast<int>(s.integer(1)), *s.real(2)});
+  return out;
 }
 
 std::vector<BaselineRecord> Store::baselines(std::int64_t run_id) const {
@@ -536,6 +579,24 @@ std::vector<Store::RunBest> Store::best_of_each_run(const std::string& family) c
     r.problem = s.text(19);
     r.device = s.text(20);
     out.push_back(std::move(r));
+  }
+  // Where the run's top configs were re-timed interleaved, the winner is the confirmed one.
+  for (RunBest& r : out) {
+    std::map<std::string, std::vector<double>> rounds;
+    for (const RetimeRecord& t : retimes(r.run_id)) rounds[t.config_key].push_back(t.median_us);
+    std::optional<std::pair<double, std::string>> fastest;
+    for (auto& [key, medians] : rounds) {
+      std::sort(medians.begin(), medians.end());
+      const std::size_t n = medians.size();
+      const double m = n % 2 ? medians[n / 2] : 0.5 * (medians[n / 2 - 1] + medians[n / 2]);
+      if (!fastest || m < fastest->first) fastest = std::make_pair(m, key);
+    }
+    if (!fastest || fastest->second == r.best.config_key) continue;
+    Statement t(db_, fmt::format("SELECT {} FROM trials t WHERE t.run_id = ? AND t.config_key = ? AND t.status = 'ok'",
+                                 kTrialColumns)
+                         .c_str());
+    t.bind(1, r.run_id).bind(2, fastest->second);
+    if (t.step()) r.best = read_trial(db_, t);
   }
   return out;
 }

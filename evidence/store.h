@@ -17,7 +17,7 @@
 namespace evotune::evidence {
 
 // 1: devices, runs, trials, samples, evo_log. 2: + baselines. 3: trial status compile_timeout (the
-// trials table rebuilt). An older file is migrated in place, in one transaction, when opened for writing;
+// trials table rebuilt), + retimes. An older file is migrated in place, in one transaction, when opened for writing;
 // reading one works as is.
 constexpr int kSchemaVersion = 3;
 
@@ -67,6 +67,16 @@ struct BaselineRecord {
   std::string created_at;   // filled when read
 };
 
+// One config of a run re-timed after the search, interleaved with the run's other top configs: in each
+// round every config is timed once, in the same order, so drift of the GPU's state (clocks, temperature)
+// over the seconds between trials reaches them all alike. The confirmed winner has the lowest median over
+// rounds.
+struct RetimeRecord {
+  std::string config_key;
+  int round = 0;
+  double median_us = 0;
+};
+
 struct RunRow {
   std::int64_t id = 0;
   std::string created_at, finished_at, status, family, problem, strategy, device;  // finished_at: empty while running
@@ -95,6 +105,8 @@ class Store {
   void record_trial(std::int64_t run_id, const TrialRecord& trial);
   void finish_run(std::int64_t run_id, const std::string& status);
   void record_baseline(std::int64_t run_id, const BaselineRecord& baseline);
+  // Every record in one transaction.
+  void record_retimes(std::int64_t run_id, const std::vector<RetimeRecord>& retimes);
 
   std::optional<RunInfo> run_info(std::int64_t run_id) const;
   std::vector<RunRow> runs() const;
@@ -104,9 +116,12 @@ class Store {
   std::vector<EvoLogRow> evo_log(std::optional<std::int64_t> run_id) const;
   // Every baseline recorded for the run, oldest first (a resumed run may have measured them again).
   std::vector<BaselineRecord> baselines(std::int64_t run_id) const;
+  std::vector<RetimeRecord> retimes(std::int64_t run_id) const;  // in the order recorded
   // The fastest ok trial of every run of `family` on `problem` (best first), for seeding new searches.
   std::vector<TrialRecord> best_per_run(const std::string& family, const std::string& problem) const;
-  // The fastest ok trial of every run of `family` on any problem, with that run's problem and device.
+  // The winner of every run of `family` on any problem, with that run's problem and device: the config
+  // confirmed by re-timing (the lowest median over the `retimes` rounds) where the run has them, else its
+  // fastest ok trial.
   struct RunBest {
     std::int64_t run_id = 0;
     std::string problem, device;

@@ -84,6 +84,31 @@ evidence::TrialRecord AttentionEvaluator::evaluate(const Config& config, const s
   return t;
 }
 
+std::vector<std::vector<double>> AttentionEvaluator::retime(const std::vector<Kernel>& kernels, int rounds, int reps) {
+  std::vector<std::optional<harness::AttentionKernel>> loaded(kernels.size());
+  const AttentionParams params = workspace_.params(true);
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const std::optional<runtime::CompileResult> cached = kernels_.load(kernels[i].cache_key);
+    if (!cached) continue;
+    loaded[i].emplace(cached->cubin, kernels[i].kernel_name, kernels[i].config, problem_);
+    workspace_.poison_outputs(stream_);
+    loaded[i]->launch(params, stream_);
+    if (!workspace_.check(stream_, true).passed) loaded[i].reset();
+  }
+  harness::TimingOptions options = timing_;
+  options.repetitions = reps;
+  options.warmup = 2;
+  std::vector<std::vector<double>> medians(kernels.size());
+  for (int round = 0; round < rounds; ++round) {
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      if (!loaded[i]) continue;
+      const harness::AttentionKernel& k = *loaded[i];
+      medians[i].push_back(timer_.time([&](const runtime::Stream& s) { k.launch(params, s); }, stream_, options).median_us);
+    }
+  }
+  return medians;
+}
+
 std::vector<evidence::BaselineRecord> AttentionEvaluator::measure_baselines() {
   harness::CublasHandle cublas;
   std::vector<evidence::BaselineRecord> out;

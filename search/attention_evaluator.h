@@ -38,6 +38,16 @@ class AttentionEvaluator {
   static constexpr double kRaceMinimumUs = 50.0;
   bool needs_restart() const { return needs_restart_; }
 
+  // The search's top configs timed again, interleaved: `rounds` rounds, each timing every kernel once
+  // (`reps` flushed samples, after a check of its output) in the order given, so drift of the GPU's state
+  // over time reaches them all alike. Returns [kernel][round] medians; a kernel that fails its check or to
+  // load gets no times (an empty row).
+  struct Kernel {
+    Config config;
+    std::string cache_key, kernel_name;
+  };
+  std::vector<std::vector<double>> retime(const std::vector<Kernel>& kernels, int rounds, int reps);
+
   // The reference points of the run, on this worker's device and inputs: the unfused cuBLAS attention
   // (checked and timed like a trial) and the device's peaks (GEMM in the problem's dtype, device copy).
   std::vector<evidence::BaselineRecord> measure_baselines();

@@ -6,26 +6,61 @@
 
 namespace evotune::search {
 
-std::string to_line(const WorkerRequest& request) {
-  if (std::holds_alternative<BaselinesRequest>(request)) return R"({"baselines":true})";
-  const EvaluateRequest& e = std::get<EvaluateRequest>(request);
+namespace {
+
+nlohmann::json evaluate_body(const EvaluateRequest& e) {
   nlohmann::json body = {{"config", e.config_key}};
   if (!e.cache_key.empty()) body["cache_key"] = e.cache_key;
   if (!e.kernel_name.empty()) body["kernel"] = e.kernel_name;
   if (e.best_us) body["best_us"] = *e.best_us;
-  return nlohmann::json{{"evaluate", body}}.dump();
+  return body;
 }
 
-WorkerRequest parse_worker_request(const std::string& line) {
-  const nlohmann::json j = nlohmann::json::parse(line);
-  if (j.contains("baselines")) return BaselinesRequest{};
-  const nlohmann::json& body = j.at("evaluate");
+EvaluateRequest evaluate_from(const nlohmann::json& body) {
   EvaluateRequest e;
   e.config_key = body.at("config");
   e.cache_key = body.value("cache_key", "");
   e.kernel_name = body.value("kernel", "");
   if (body.contains("best_us")) e.best_us = body.at("best_us").get<double>();
   return e;
+}
+
+}  // namespace
+
+std::string to_line(const WorkerRequest& request) {
+  if (std::holds_alternative<BaselinesRequest>(request)) return R"({"baselines":true})";
+  if (const auto* r = std::get_if<RetimeRequest>(&request)) {
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const EvaluateRequest& k : r->kernels) kernels.push_back(evaluate_body(k));
+    return nlohmann::json{{"retime", {{"kernels", kernels}, {"rounds", r->rounds}, {"reps", r->reps}}}}.dump();
+  }
+  return nlohmann::json{{"evaluate", evaluate_body(std::get<EvaluateRequest>(request))}}.dump();
+}
+
+WorkerRequest parse_worker_request(const std::string& line) {
+  const nlohmann::json j = nlohmann::json::parse(line);
+  if (j.contains("baselines")) return BaselinesRequest{};
+  if (j.contains("retime")) {
+    const nlohmann::json& body = j.at("retime");
+    RetimeRequest r;
+    for (const nlohmann::json& k : body.at("kernels")) r.kernels.push_back(evaluate_from(k));
+    r.rounds = body.at("rounds");
+    r.reps = body.at("reps");
+    return r;
+  }
+  return evaluate_from(j.at("evaluate"));
+}
+
+std::string to_line(const RetimeReply& reply) {
+  return nlohmann::json{{"retime", reply.medians_us}, {"busy_seconds", reply.busy_seconds}}.dump();
+}
+
+RetimeReply parse_retime_reply(const std::string& line) {
+  const nlohmann::json j = nlohmann::json::parse(line);
+  RetimeReply r;
+  r.medians_us = j.at("retime").get<std::vector<std::vector<double>>>();
+  r.busy_seconds = j.value("busy_seconds", 0.0);
+  return r;
 }
 
 std::string to_line(const EvaluateReply& reply) {

@@ -11,6 +11,10 @@
 //        S: the time it spent loading, checking and timing (the GPU-busy time).
 //   -> {"baselines": true}
 //   <- {"baselines": [...]}
+//   -> {"retime": {"kernels": [{"config": KEY, "cache_key": K, "kernel": NAME}, ...], "rounds": R, "reps": N}}
+//        the search's top configs timed again, interleaved: R rounds, each timing every kernel once (N
+//        flushed samples) in the order given
+//   <- {"retime": [[median of round 0, round 1, ...] per kernel, in request order], "busy_seconds": S}
 #include <optional>
 #include <string>
 #include <variant>
@@ -29,7 +33,18 @@ struct EvaluateRequest {
 
 struct BaselinesRequest {};
 
-using WorkerRequest = std::variant<EvaluateRequest, BaselinesRequest>;
+struct RetimeRequest {
+  std::vector<EvaluateRequest> kernels;  // best_us unused
+  int rounds = 5;
+  int reps = 10;
+};
+
+using WorkerRequest = std::variant<EvaluateRequest, BaselinesRequest, RetimeRequest>;
+
+struct RetimeReply {
+  std::vector<std::vector<double>> medians_us;  // [kernel][round]
+  double busy_seconds = 0;
+};
 
 struct EvaluateReply {
   evidence::TrialRecord trial;
@@ -42,6 +57,8 @@ std::string to_line(const WorkerRequest& request);
 WorkerRequest parse_worker_request(const std::string& line);
 std::string to_line(const EvaluateReply& reply);
 EvaluateReply parse_evaluate_reply(const std::string& line);
+std::string to_line(const RetimeReply& reply);
+RetimeReply parse_retime_reply(const std::string& line);
 std::string baselines_reply_line(const std::vector<evidence::BaselineRecord>& baselines);
 std::vector<evidence::BaselineRecord> parse_baselines_reply(const std::string& line);
 

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -139,6 +140,31 @@ TEST(Store, MigratesAVersionTwoDatabaseWithoutLosingAnything) {
   for (std::size_t i = 0; i < log_after.size(); ++i) EXPECT_EQ(log_after[i].best_so_far_us, log_before[i].best_so_far_us);
   store.record_trial(2, trial(256, 30, "new_key", "compile_timeout", std::nullopt));
   EXPECT_EQ(store.trials(2).back().status, "compile_timeout");
+}
+
+// The search's top configs re-timed interleaved (table retimes): the run's winner for export and for
+// historical seeds is the config with the lowest median over the rounds, even where another trial measured
+// faster during the search.
+TEST(Store, TheConfirmedWinnerReplacesTheFastestTrial) {
+  evotune::testing::TempDir dir;
+  Store store((dir.path() / "r.db").string(), Store::Mode::read_write);
+  const std::int64_t run = store.create_run(run_info());
+  store.record_trial(run, trial(0, 0, "fast_in_search", "ok", 100.0));
+  store.record_trial(run, trial(1, 0, "close_second", "ok", 100.5));
+  store.record_trial(run, trial(2, 0, "slow", "ok", 140.0));
+  ASSERT_EQ(store.best_of_each_run("attention").at(0).best.config_key, "fast_in_search");
+  std::vector<RetimeRecord> rounds;
+  for (int r = 0; r < 5; ++r) {
+    rounds.push_back({"fast_in_search", r, 101.0 + 0.1 * r});
+    rounds.push_back({"close_second", r, 99.5 + 0.1 * r});
+  }
+  store.record_retimes(run, rounds);
+  EXPECT_EQ(store.retimes(run).size(), 10u);
+  const auto best = store.best_of_each_run("attention");
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].best.config_key, "close_second");
+  EXPECT_EQ(best[0].best.median_us, 100.5) << "the trial as the search recorded it";
+  EXPECT_EQ(store.top(run, 1).at(0).config_key, "fast_in_search") << "top lists the search's own measurements";
 }
 
 TEST(Store, CreatesTheSchemaInWalModeAndRoundTripsTrials) {
@@ -523,6 +549,17 @@ TEST(GpuSearch, SmallAttentionSearchRecordsCheckedTimedTrials) {
   EXPECT_GT(baselines[1].tflops.value_or(0), 10.0);
   EXPECT_EQ(baselines[2].name, "peak_copy");
   EXPECT_GT(baselines[2].gbps.value_or(0), 100.0);
+  // The winner confirmed: the top configs (up to 5) re-timed interleaved, 5 rounds each.
+  const auto retimes = store.retimes(1);
+  if (ok >= 2) {
+    std::map<std::string, int> rounds;
+    for (const auto& r : retimes) {
+      ++rounds[r.config_key];
+      EXPECT_GT(r.median_us, 0.0);
+    }
+    EXPECT_EQ(rounds.size(), static_cast<std::size_t>(std::min(ok, 5)));
+    for (const auto& [key, n] : rounds) EXPECT_EQ(n, 5) << key;
+  }
 }
 
 // Historical seeds for an attention search come from every earlier attention run, nearest problem first
