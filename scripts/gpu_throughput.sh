@@ -13,6 +13,8 @@
 #                  minutes, more than separates the best configs, so only a side-by-side timing compares them
 #   variants       the same search with other settings, for comparison ($SEARCH_VARIANTS, not in the default
 #                  list), e.g. SEARCH_VARIANTS="o12=--evo offspring=12;o12l3=--evo offspring=12 --lookahead 3"
+#   clocks         one more search with nvidia-smi sampling SM clock, power and temperature every 100 ms
+#                  (not in the default list)
 #   resume         scripts/gpu_resume.sh: a search killed with SIGKILL and resumed (not in the default list)
 #   summary        summary.json from the above
 # Writes every output under OUT_DIR (default $OUT, else gpu-results/); with $OUT set, packs OUT_DIR into
@@ -122,6 +124,17 @@ for name in dict.fromkeys(r["name"] for r in rows):
           f"  check {'PASS' if all(r['check']['passed'] for r in mine) else 'FAIL'}  {mine[0]['config']}")
 PY
       cat "$out/confirm.txt" ;;
+    clocks)
+      # The GPU's SM clock, power and temperature every 100 ms through one more search (fresh cache) and
+      # its confirmation step: what the timings of a search sit on.
+      mkdir -p "$out/clocks"
+      TZ=UTC nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu \
+        --format=csv,nounits -lms 100 >"$out/clocks/clocks.csv" 2>&1 &
+      smi=$!
+      search_once "$out/clocks"
+      kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
+      "$python" scripts/clock_phases.py "$out/clocks" >"$out/clocks/phases.txt" 2>&1 || status=1
+      cat "$out/clocks/phases.txt" ;;
     resume)
       # A GPU search killed with SIGKILL mid-run (compile processes, lookahead and early dispatch all
       # running) and resumed: nothing lost, nothing twice, the budget exact.
