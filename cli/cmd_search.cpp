@@ -483,7 +483,10 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
              t.busy, 100 * busy_fraction, t.waiting_for_prepare, 100 * wait_fraction, t.idle_other,
              std::max(0.0, t.in_flight - t.busy), t.early);
   if (!confirmed.empty()) {
-    fmt::print("confirmed: the top {} re-timed interleaved ({} rounds x {} flushed samples; median of rounds):\n",
+    // Back to back, the GPU runs hotter and slower than in the search, which left it idle between trials:
+    // these times sit a few percent above the search's; the order among them is the confirmation.
+    fmt::print("confirmed: the top {} re-timed interleaved ({} rounds x {} flushed samples, median of rounds; back "
+               "to back, so a few percent above the search's times: the order is what counts):\n",
                confirmed.size(), kConfirmRounds, kConfirmReps);
     for (std::size_t i = 0; i < confirmed.size(); ++i) {
       fmt::print("  {}. {:.3f} us (search: {:.3f} us)  {}\n", i + 1, confirmed[i].median_us, confirmed[i].search_us,
