@@ -18,6 +18,7 @@
 
 #include "cli/cli_common.h"
 #include "evidence/store.h"
+#include "harness/timer.h"
 #include "runtime/compile_processes.h"
 #include "runtime/device_properties.h"
 #include "runtime/errors.h"
@@ -316,8 +317,6 @@ void record_baselines(evidence::Store& store, std::int64_t run_id, search::Worke
   }
 }
 
-double median(std::vector<double> v);
-
 // DESIGN.md: "the final winner is confirmed by re-timing the top few configs interleaved". A GPU's state
 // (clocks, temperature) drifts over the seconds between trials by about 2% on the H100 (the same config
 // measured in different trials of one call: evidence/results/h100/search-throughput/), more than separates
@@ -348,6 +347,7 @@ std::vector<Confirmed> confirm_top(evidence::Store& store, std::int64_t run_id, 
     request.kernels.push_back({t.config_key, kernel->cache_key, kernel->kernel_name, std::nullopt});
     sent.push_back(&t);
   }
+  if (sent.size() < 2) return {};
   fmt::print(stderr, "search: confirming the winner: the top {} re-timed interleaved ({} rounds x {} samples)\n",
              sent.size(), request.rounds, request.reps);
   std::optional<std::string> line = pool.ask(0, search::to_line(search::WorkerRequest{request}));
@@ -361,24 +361,19 @@ std::vector<Confirmed> confirm_top(evidence::Store& store, std::int64_t run_id, 
     return {};
   }
   std::vector<evidence::RetimeRecord> records;
-  std::vector<Confirmed> ranking;
   for (std::size_t i = 0; i < sent.size(); ++i) {
     for (std::size_t r = 0; r < reply.medians_us[i].size(); ++r) {
       records.push_back({sent[i]->config_key, static_cast<int>(r), reply.medians_us[i][r]});
     }
-    if (!reply.medians_us[i].empty()) {
-      ranking.push_back({sent[i]->config, median(reply.medians_us[i]), sent[i]->median_us.value_or(0)});
-    }
   }
   store.record_retimes(run_id, records);
-  std::sort(ranking.begin(), ranking.end(), [](const Confirmed& a, const Confirmed& b) { return a.median_us < b.median_us; });
+  // The ranking as the store reads it back: the one export and historical seeds use.
+  std::vector<Confirmed> ranking;
+  for (const evidence::Store::Confirmed& c : store.confirmed(run_id)) {
+    const auto trial = std::find_if(top.begin(), top.end(), [&](const auto& t) { return t.config_key == c.config_key; });
+    ranking.push_back({trial->config, c.median_us, trial->median_us.value_or(0)});
+  }
   return ranking;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
 // A search of attention configs on GPUs: this process proposes, prepares (compile processes) and
@@ -473,7 +468,7 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   const double gpu_seconds = wall * static_cast<double>(ordinals.size());
   const double busy_fraction = gpu_seconds > 0 ? t.busy / gpu_seconds : 0;
   const double wait_fraction = gpu_seconds > 0 ? t.waiting_for_prepare / gpu_seconds : 0;
-  const double nvrtc_median = median(c.nvrtc_seconds);
+  const double nvrtc_median = harness::summarize(c.nvrtc_seconds, 1).median_us;  // of seconds, despite the name
   const double nvrtc_max = c.nvrtc_seconds.empty() ? 0 : *std::max_element(c.nvrtc_seconds.begin(), c.nvrtc_seconds.end());
   fmt::print("run {}: {} trials ({} new) in {:.1f} s, {} valid, best {}; workers restarted {} times\n", run_id,
              s.evaluated, s.newly_evaluated, wall, s.valid, best_text(s), pool.restarts());

@@ -582,22 +582,27 @@ std::vector<Store::RunBest> Store::best_of_each_run(const std::string& family) c
   }
   // Where the run's top configs were re-timed interleaved, the winner is the confirmed one.
   for (RunBest& r : out) {
-    std::map<std::string, std::vector<double>> rounds;
-    for (const RetimeRecord& t : retimes(r.run_id)) rounds[t.config_key].push_back(t.median_us);
-    std::optional<std::pair<double, std::string>> fastest;
-    for (auto& [key, medians] : rounds) {
-      std::sort(medians.begin(), medians.end());
-      const std::size_t n = medians.size();
-      const double m = n % 2 ? medians[n / 2] : 0.5 * (medians[n / 2 - 1] + medians[n / 2]);
-      if (!fastest || m < fastest->first) fastest = std::make_pair(m, key);
-    }
-    if (!fastest || fastest->second == r.best.config_key) continue;
+    const std::vector<Confirmed> ranking = confirmed(r.run_id);
+    if (ranking.empty() || ranking[0].config_key == r.best.config_key) continue;
     Statement t(db_, fmt::format("SELECT {} FROM trials t WHERE t.run_id = ? AND t.config_key = ? AND t.status = 'ok'",
                                  kTrialColumns)
                          .c_str());
-    t.bind(1, r.run_id).bind(2, fastest->second);
+    t.bind(1, r.run_id).bind(2, ranking[0].config_key);
     if (t.step()) r.best = read_trial(db_, t);
   }
+  return out;
+}
+
+std::vector<Store::Confirmed> Store::confirmed(std::int64_t run_id) const {
+  std::map<std::string, std::vector<double>> rounds;
+  for (const RetimeRecord& t : retimes(run_id)) rounds[t.config_key].push_back(t.median_us);
+  std::vector<Confirmed> out;
+  for (auto& [key, medians] : rounds) {
+    std::sort(medians.begin(), medians.end());
+    const std::size_t n = medians.size();
+    out.push_back({key, n % 2 ? medians[n / 2] : 0.5 * (medians[n / 2 - 1] + medians[n / 2])});
+  }
+  std::sort(out.begin(), out.end(), [](const Confirmed& a, const Confirmed& b) { return a.median_us < b.median_us; });
   return out;
 }
 

@@ -117,6 +117,12 @@ class Store {
   // Every baseline recorded for the run, oldest first (a resumed run may have measured them again).
   std::vector<BaselineRecord> baselines(std::int64_t run_id) const;
   std::vector<RetimeRecord> retimes(std::int64_t run_id) const;  // in the order recorded
+  // The run's re-timed configs by their median over rounds, fastest first (empty without retimes).
+  struct Confirmed {
+    std::string config_key;
+    double median_us = 0;
+  };
+  std::vector<Confirmed> confirmed(std::int64_t run_id) const;
   // The fastest ok trial of every run of `family` on `problem` (best first), for seeding new searches.
   std::vector<TrialRecord> best_per_run(const std::string& family, const std::string& problem) const;
   // The winner of every run of `family` on any problem, with that run's problem and device: the config

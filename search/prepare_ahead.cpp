@@ -29,7 +29,7 @@ void PrepareAhead::submit(const std::vector<Config>& configs) {
   {
     std::lock_guard lock(mutex_);
     for (const Config& c : configs) {
-      if (known_.emplace(c.key(), true).second) queue_.push_back(c);
+      if (known_.insert(c.key()).second) queue_.push_back(c);
     }
   }
   queued_.notify_all();
@@ -65,6 +65,27 @@ PrepareAhead::Stats PrepareAhead::stats() const {
   return stats_;
 }
 
+void PrepareAhead::count(const runtime::Preparation& p) {
+  ++stats_.prepared;
+  const runtime::Rejection* r = runtime::rejected(p);
+  if (r != nullptr) {
+    switch (r->kind) {
+      case runtime::Rejection::Kind::rule: ++stats_.rejected_by_rule; return;  // no compile was asked for
+      case runtime::Rejection::Kind::compile_error: ++stats_.compile_errors; break;
+      case runtime::Rejection::Kind::compile_timeout: ++stats_.compile_timeouts; break;
+      case runtime::Rejection::Kind::resources: ++stats_.rejected_resources; break;
+    }
+  }
+  const bool compiled_now = r != nullptr ? r->compiled_now : runtime::prepared(p)->compiled_now;
+  const double seconds = r != nullptr ? r->compile_seconds : runtime::prepared(p)->compile_seconds;
+  if (!compiled_now) {
+    ++stats_.from_cache;
+    return;
+  }
+  ++stats_.compiled_now;
+  if (seconds > 0) stats_.nvrtc_seconds.push_back(seconds);  // 0: a crashed compile, time unknown
+}
+
 void PrepareAhead::work() {
   for (;;) {
     Config config;
@@ -75,7 +96,14 @@ void PrepareAhead::work() {
       config = std::move(queue_.front());
       queue_.pop_front();
     }
-    runtime::Preparation preparation = prepare_(config);
+    runtime::Preparation preparation;
+    try {
+      preparation = prepare_(config);
+    } catch (const std::exception& e) {  // not the config's verdict, but recorded as its trial, not fatal
+      preparation = runtime::Rejection{runtime::Rejection::Kind::compile_error,
+                                       std::string("preparing the config failed: ") + e.what(), 0.0, false,
+                                       std::nullopt};
+    }
     // The CUBIN lives on in the cubin cache, which the workers read; here only its key is needed, and a
     // long search would otherwise hold every kernel it tried in memory.
     if (auto* k = std::get_if<runtime::PreparedKernel>(&preparation)) k->cubin.reset();
@@ -83,30 +111,7 @@ void PrepareAhead::work() {
     auto result = std::make_shared<const runtime::Preparation>(std::move(preparation));
     {
       std::lock_guard lock(mutex_);
-      ++stats_.prepared;
-      bool compiled_now = false;
-      double seconds = 0;
-      if (const runtime::PreparedKernel* k = runtime::prepared(*result)) {
-        compiled_now = k->compiled_now;
-        seconds = k->compile_seconds;
-      } else {
-        const runtime::Rejection& r = std::get<runtime::Rejection>(*result);
-        compiled_now = r.compiled_now;
-        seconds = r.compile_seconds;
-        switch (r.kind) {
-          case runtime::Rejection::Kind::rule: ++stats_.rejected_by_rule; break;
-          case runtime::Rejection::Kind::compile_error: ++stats_.compile_errors; break;
-          case runtime::Rejection::Kind::compile_timeout: ++stats_.compile_timeouts; break;
-          case runtime::Rejection::Kind::resources: ++stats_.rejected_resources; break;
-        }
-      }
-      const bool by_rule = runtime::rejected(*result) && runtime::rejected(*result)->kind == runtime::Rejection::Kind::rule;
-      if (compiled_now) {
-        ++stats_.compiled_now;
-        if (seconds > 0) stats_.nvrtc_seconds.push_back(seconds);  // 0: a crashed compile, time unknown
-      } else if (!by_rule) {
-        ++stats_.from_cache;
-      }
+      count(*result);
       done_[config.key()] = std::move(result);
     }
     finished_.notify_all();

@@ -14,6 +14,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -55,13 +56,14 @@ class PrepareAhead {
 
  private:
   void work();
+  void count(const runtime::Preparation& p);  // into stats_, under the lock
 
   Prepare prepare_;
   mutable std::mutex mutex_;
   std::condition_variable queued_, finished_;
   std::deque<Config> queue_;
   std::map<std::string, std::shared_ptr<const runtime::Preparation>> done_;  // by config key
-  std::map<std::string, bool> known_;                                         // submitted, by key
+  std::set<std::string> known_;                                               // submitted, by key
   Stats stats_;
   bool stopping_ = false;
   int notify_[2] = {-1, -1};
