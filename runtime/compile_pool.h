@@ -1,7 +1,9 @@
 #pragma once
-// N threads compiling independent requests at once. NVRTC programs are independent objects and the
-// NVRTC API may be called from several threads, so compiles scale with cores; the search uses this to
-// compile ahead of the GPU so that the GPU never waits for the compiler.
+// N threads compiling independent requests at once through any Compiler. NVRTC may be called from
+// several threads, but inside one process it stops scaling (on the H100 host near 30-40 small compiles/s
+// however many threads); over a CompileProcessPool the threads only wait on compile processes, which
+// scale with cores (runtime/compile_processes.h). compile-bench and the GPU tests use it; searches
+// prepare through search/prepare_ahead.h.
 #include <condition_variable>
 #include <deque>
 #include <functional>
