@@ -76,14 +76,17 @@ runtime::PreparedKernel prepare_or_throw(const Config& config, const attention::
 void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
   // Everything the user typed is checked before any GPU is touched.
   attention::Problem problem = attention::Problem::parse(opt.problem);
+  const bool heuristic = opt.config.empty();
   Config config = attention::parse_config(opt.config);
 
   runtime::DeviceProperties props = runtime::query_device(opt.device);
+  // Without --config: the problem-aware default for this problem on this device.
+  if (heuristic) config = attention::heuristic_config(problem, DeviceLimits::from(props));
   runtime::DeviceContext context(opt.device);
   runtime::Target target = runtime::Target::parse(props.native_target());
   CompilerStack stack(globals);
   const runtime::PreparedKernel prepared = prepare_or_throw(config, problem, props, target, stack.compiler());
-  harness::AttentionKernel kernel(prepared, config, problem);
+  harness::AttentionKernel kernel(prepared, config, problem, DeviceLimits::from(props));
   const runtime::LaunchGeometry& geometry = kernel.geometry();
 
   runtime::Stream stream;
@@ -118,7 +121,7 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
     }
   }
   if (clock_prepared) {
-    harness::AttentionKernel clock_kernel(*clock_prepared, config, problem);
+    harness::AttentionKernel clock_kernel(*clock_prepared, config, problem, DeviceLimits::from(props));
     std::size_t ctas = std::size_t{geometry.grid[0]} * geometry.grid[1] * geometry.grid[2];
     runtime::DeviceBuffer cycles(ctas * 8, "CTA cycles");
     AttentionParams clock_params = workspace.params(true, cycles.get());
@@ -153,6 +156,8 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
         {"problem", problem.to_string()},
         {"config", attention::format(config)},
         {"config_hash", config.hash()},
+        {"config_source", heuristic ? "heuristic" : "given"},
+        {"splits", kernel.plan().splits},
         {"device", props.name},
         {"target", target.name()},
         {"resources", runtime::to_json(usage)},
@@ -178,7 +183,13 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
   }
   if (!opt.json) {
     fmt::print("problem    {}\n", problem.to_string());
-    fmt::print("config     {}\n", attention::format(config));
+    fmt::print("config     {}{}\n", attention::format(config),
+               heuristic ? " (the problem-aware default: no --config given)" : "");
+    if (kernel.plan().combine) {
+      fmt::print("split-KV   {} chunks per tile ({} CTAs, then the combine), {:.1f} MiB workspace\n", kernel.plan().splits,
+                 geometry.grid[0] * geometry.grid[1] * geometry.grid[2],
+                 static_cast<double>(kernel.plan().workspace_bytes) / (1 << 20));
+    }
     fmt::print("device     {} ({}), {} SMs\n", props.name, target.name(), props.sm_count);
     fmt::print("resources  {} registers, {} spilled bytes, {} B dynamic shared memory, {} threads, grid {}x{}x{}\n",
                usage.registers, usage.spill_store_bytes + usage.spill_load_bytes, geometry.dynamic_shared_bytes,
@@ -229,7 +240,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--problem", opt->problem, "e.g. b=4,hq=32,hkv=8,sq=4096,skv=4096,d=128,causal=1,dtype=bf16")
       ->required();
   cmd->add_option("--config", opt->config,
-                  "e.g. mma=mma_sync,block_m=128,block_n=64,warps=8 (unnamed parameters take the defaults)");
+                  "e.g. mma=mma_sync,block_m=128,block_n=64,warps=8 (unnamed parameters take the defaults); "
+                  "without it, the problem-aware default for the problem and device (attention::heuristic_config)");
   cmd->add_option("--timer", opt->timer, "events (CUDA events), or clock64 (events plus cycles per CTA)")
       ->check(CLI::IsMember({"events", "clock64"}));
   cmd->add_option("--device", opt->device, "GPU ordinal")->check(CLI::NonNegativeNumber);
@@ -255,6 +267,7 @@ void add_compile_command(CLI::App& app, const GlobalOptions& globals) {
     attention::Problem problem = attention::Problem::parse(opt->problem);
     Config config = attention::parse_config(opt->config);
     runtime::Target target = runtime::Target::parse(opt->target);
+    if (opt->config.empty()) config = attention::heuristic_config(problem, DeviceLimits::for_target(target));
     CompilerStack stack(globals);
     const runtime::Preparation p =
         attention::prepare(config, problem, DeviceLimits::for_target(target), target, stack.compiler());

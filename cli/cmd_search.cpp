@@ -398,6 +398,15 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   const search::SpaceScope scope = search::parse_space_scope(settings.space);
   const DeviceLimits limits = DeviceLimits::from(props);
   search::SearchSpace space = search::attention_search_space(problem, limits, scope);
+  if (run_id == 0 && settings.strategy == "evo") {
+    // Generation 0 starts from the problem-aware default (attention::heuristic_config), as bench and the
+    // launcher's fallback do; stored with the other seeds, so a resume replays it.
+    const Config heuristic = attention::heuristic_config(problem, limits);
+    if (space.valid(heuristic)) {
+      fmt::print(stderr, "search: seed from the problem-aware default: {}\n", attention::format(heuristic));
+      settings.seeds.push_back(heuristic.key());
+    }
+  }
   if (run_id == 0 && settings.strategy == "evo" && opt.history > 0) {
     for (const search::HistoricalSeed& s :
          search::attention_historical_seeds(store, problem, props.name, space, opt.history)) {

@@ -24,12 +24,17 @@ struct AttentionLauncher::Impl {
   std::optional<runtime::DeviceContext> context;
   std::optional<runtime::Module> module;
   std::optional<runtime::Kernel> kernel;
+  std::optional<runtime::Kernel> combine;  // split-KV configs
   bool from_cache = false;
   double compile_seconds = 0;
   int registers = 0;
   float softmax_scale = 0;
-  // The last shape that passed validation: launching the same shape again skips the checks.
+  // The last shape that passed validation, and its launch plan: launching the same shape again skips
+  // the checks and the planning.
   mutable std::optional<AttentionShape> validated;
+  mutable attention::LaunchPlan plan;
+  // The split workspace, grown on demand (see launch()).
+  mutable std::optional<runtime::DeviceBuffer> workspace;
 };
 
 namespace {
@@ -61,9 +66,12 @@ AttentionLauncher::AttentionLauncher(std::string_view config, int head_dim, bool
   m.config = attention::parse_config(config);
   m.config_text = attention::format(m.config);
   m.props = runtime::query_device(options.device);
-  // Validity depends on the lengths only through the grid, so any lengths stand in for them here.
-  m.compiled_for = attention::Problem::parse(
-      fmt::format("b=1,hq=1,sq=1,d={},causal={},dtype={}", head_dim, causal ? 1 : 0, bf16 ? "bf16" : "fp16"));
+  // The kernel's validity does not depend on the lengths and head counts: the rules that do (pack_gqa
+  // needs GQA, splits at most the K/V blocks) say whether a config is worth running for a problem, and
+  // the kernel computes any shape correctly either way (one query head per KV head packs trivially;
+  // chunks past the last K/V block are empty). So the stand-in problem is a GQA one with a long cache.
+  m.compiled_for = attention::Problem::parse(fmt::format("b=1,hq=2,hkv=1,sq=1,skv=65536,d={},causal={},dtype={}",
+                                                         head_dim, causal ? 1 : 0, bf16 ? "bf16" : "fp16"));
   m.target = m.props.native_target();
   m.context.emplace(options.device);
   // The search's own prepare stage: the same rules, compile and spill verdict, so a launcher never runs a
@@ -89,8 +97,22 @@ AttentionLauncher::AttentionLauncher(std::string_view config, int head_dim, bool
   m.registers = prepared.resources.registers;
   m.module.emplace(*prepared.cubin, m.config_text);
   m.kernel.emplace(m.module->kernel(prepared.kernel_name));
+  if (m.config.at("splits") != 1) m.combine.emplace(m.module->kernel("attention_combine"));
   m.kernel->set_max_dynamic_shared_bytes(attention::shared_bytes(m.config, m.compiled_for));
   m.softmax_scale = options.softmax_scale;
+}
+
+AttentionLauncher AttentionLauncher::with_default_config(const AttentionShape& shape,
+                                                         const AttentionLauncherOptions& options) {
+  const attention::Problem problem = problem_of(shape);
+  try {
+    problem.validate();
+  } catch (const UsageError& e) {
+    throw std::invalid_argument(std::string("attention shape: ") + e.what());
+  }
+  const runtime::DeviceProperties props = runtime::query_device(options.device);
+  const Config config = attention::heuristic_config(problem, DeviceLimits::from(props));
+  return AttentionLauncher(attention::format(config), shape.d, shape.causal, shape.bf16, options);
 }
 
 AttentionLauncher::~AttentionLauncher() = default;
@@ -114,9 +136,10 @@ void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdev
     } catch (const UsageError& e) {
       throw std::invalid_argument(std::string("attention shape: ") + e.what());
     }
-    if (q == 0 || k == 0 || v == 0 || o == 0) throw std::invalid_argument("attention: null Q, K, V or O pointer");
+    m.plan = attention::launch_plan(m.config, problem, DeviceLimits::from(m.props));
     m.validated = shape;
   }
+  if (q == 0 || k == 0 || v == 0 || o == 0) throw std::invalid_argument("attention: null Q, K, V or O pointer");
   AttentionParams params{};
   params.q = reinterpret_cast<const void*>(q);
   params.k = reinterpret_cast<const void*>(k);
@@ -132,16 +155,33 @@ void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdev
   params.softmax_scale = m.softmax_scale != 0.0f ? m.softmax_scale : problem.softmax_scale();
   // The caller's thread may have another context current (or none); the module lives in the primary one.
   m.context->make_current();
-  const runtime::LaunchGeometry geometry = attention::launch_geometry(m.config, problem);
-  void* args[] = {&params};
-  const CUresult result = runtime::driver().cuLaunchKernel(
-      m.kernel->get(), geometry.grid[0], geometry.grid[1], geometry.grid[2], geometry.block[0], geometry.block[1],
-      geometry.block[2], geometry.dynamic_shared_bytes, stream, args, nullptr);
-  if (result != CUDA_SUCCESS) {  // the message is built only on failure: launches are on the hot path
-    runtime::check(result, "cuLaunchKernel",
-                   fmt::format("launching tuned attention {} grid ({}, {}, {})", m.config_text, geometry.grid[0],
-                               geometry.grid[1], geometry.grid[2]));
+  const attention::LaunchPlan& plan = m.plan;
+  if (plan.workspace_bytes > 0 && (!m.workspace || m.workspace->bytes() < plan.workspace_bytes)) {
+    m.workspace.reset();  // free the smaller one first: the device may not hold both
+    m.workspace.emplace(plan.workspace_bytes, "split-KV workspace of the attention launcher");
   }
+  attention::bind_split_workspace(params, plan, shape.d, m.workspace ? m.workspace->get() : 0);
+  void* args[] = {&params};
+  auto launch_one = [&](const runtime::Kernel& kernel, const runtime::LaunchGeometry& g, const char* what) {
+    const CUresult result = runtime::driver().cuLaunchKernel(kernel.get(), g.grid[0], g.grid[1], g.grid[2], g.block[0],
+                                                             g.block[1], g.block[2], g.dynamic_shared_bytes, stream,
+                                                             args, nullptr);
+    if (result != CUDA_SUCCESS) {  // the message is built only on failure: launches are on the hot path
+      runtime::check(result, "cuLaunchKernel",
+                     fmt::format("launching tuned attention {} ({}) grid ({}, {}, {})", m.config_text, what, g.grid[0],
+                                 g.grid[1], g.grid[2]));
+    }
+  };
+  launch_one(*m.kernel, plan.kernel, "attention");
+  if (plan.combine) launch_one(*m.combine, *plan.combine, "split-KV combine");
+}
+
+std::size_t AttentionLauncher::workspace_bytes(const AttentionShape& shape) const {
+  return attention::launch_plan(impl_->config, problem_of(shape), DeviceLimits::from(impl_->props)).workspace_bytes;
+}
+
+int AttentionLauncher::splits(const AttentionShape& shape) const {
+  return attention::launch_plan(impl_->config, problem_of(shape), DeviceLimits::from(impl_->props)).splits;
 }
 
 const std::string& AttentionLauncher::config() const { return impl_->config_text; }

@@ -9,6 +9,7 @@
 // runtime uses, so buffers from cudaMalloc and streams from cudaStreamCreate work as they are.
 #include <cuda.h>
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -40,6 +41,12 @@ class AttentionLauncher {
   AttentionLauncher(std::string_view config, int head_dim, bool causal, bool bf16,
                     const AttentionLauncherOptions& options = {});
 
+  // The launcher's fallback, for a shape no tuned entry covers: the problem-aware default config
+  // (attention::heuristic_config: e.g. for decode, 16-row tiles of packed GQA heads and split-KV sized
+  // to fill the SMs) for this shape on options.device. Other shapes of the same head dim, dtype and
+  // causality may then be launched too; the config stays the one chosen for `shape`.
+  static AttentionLauncher with_default_config(const AttentionShape& shape, const AttentionLauncherOptions& options = {});
+
   // From an entry of an exported header (anything with `config` text and a `problem` holding d,
   // causal and bf16), e.g. `AttentionLauncher::from_tuned(*evotune_tuned::lookup(...).entry)`.
   template <typename TunedEntry>
@@ -51,12 +58,22 @@ class AttentionLauncher {
   AttentionLauncher(AttentionLauncher&&) noexcept;
   AttentionLauncher& operator=(AttentionLauncher&&) noexcept;
 
-  // Enqueues the kernel on `stream`; returns at once. `lse` (optional, [b, hq, sq] fp32) receives the
+  // Enqueues the call on `stream`; returns at once. `lse` (optional, [b, hq, sq] fp32) receives the
   // natural-log log-sum-exp of the scaled scores. Throws std::invalid_argument for a shape this
   // launcher was not compiled for (head dim, dtype, causal) or that is malformed, and
   // std::runtime_error when the launch fails.
+  //
+  // Split-KV (a config with splits > 1, or splits=auto where the shape calls for it) enqueues two
+  // kernels that share a workspace of workspace_bytes(shape). The launcher allocates it on the first
+  // launch that needs it (cuMemAlloc, which synchronizes the device: do a warm-up launch before
+  // capturing a graph or timing), keeps it, and grows it when a larger shape needs more. Because the
+  // workspace is the launcher's, launches of one launcher on streams that may run concurrently race on
+  // it: give each concurrent stream its own launcher.
   void launch(const AttentionShape& shape, CUdeviceptr q, CUdeviceptr k, CUdeviceptr v, CUdeviceptr o,
               CUstream stream, CUdeviceptr lse = 0) const;
+  // The split workspace a launch of `shape` uses (0: it does not split), and the chunk count.
+  std::size_t workspace_bytes(const AttentionShape& shape) const;
+  int splits(const AttentionShape& shape) const;
 
   // The config with every tunable named, the target, and where the kernel came from.
   const std::string& config() const;

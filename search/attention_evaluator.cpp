@@ -46,7 +46,7 @@ evidence::TrialRecord AttentionEvaluator::evaluate(const Config& config, const s
     return t;
   }
   try {
-    harness::AttentionKernel kernel(cached->cubin, kernel_name, config, problem_);
+    harness::AttentionKernel kernel(cached->cubin, kernel_name, config, problem_, DeviceLimits::from(props_));
     phases_.load_seconds += seconds_since(load_start);
     const AttentionParams params = workspace_.params(true);
     auto launch = [&](const runtime::Stream& s) { kernel.launch(params, s); };
@@ -90,7 +90,7 @@ std::vector<std::vector<double>> AttentionEvaluator::retime(const std::vector<Ke
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const std::optional<runtime::CompileResult> cached = kernels_.load(kernels[i].cache_key);
     if (!cached) continue;
-    loaded[i].emplace(cached->cubin, kernels[i].kernel_name, kernels[i].config, problem_);
+    loaded[i].emplace(cached->cubin, kernels[i].kernel_name, kernels[i].config, problem_, DeviceLimits::from(props_));
     workspace_.poison_outputs(stream_);
     loaded[i]->launch(params, stream_);
     if (!workspace_.check(stream_, true).passed) loaded[i].reset();

@@ -11,6 +11,8 @@ DeviceLimits DeviceLimits::from(const runtime::DeviceProperties& p) {
   l.shared_bytes_per_block_optin = p.shared_bytes_per_block_optin;
   l.registers_per_sm = p.registers_per_sm;
   l.sm_count = p.sm_count;
+  l.shared_bytes_per_sm = p.shared_bytes_per_sm;
+  l.max_threads_per_sm = p.max_threads_per_sm;
   return l;
 }
 
@@ -21,11 +23,14 @@ DeviceLimits DeviceLimits::for_target(const runtime::Target& target) {
     case 80:
     case 87:
       l.shared_bytes_per_block_optin = 163 * 1024;
+      l.shared_bytes_per_sm = 164 * 1024;
       l.sm_count = 108;
       break;
     case 86:
     case 89:
       l.shared_bytes_per_block_optin = 99 * 1024;
+      l.shared_bytes_per_sm = 100 * 1024;
+      l.max_threads_per_sm = 1536;
       l.sm_count = 84;
       break;
     default:  // 9.x, 10.x: 227 KiB

@@ -15,6 +15,8 @@ struct DeviceLimits {
   int shared_bytes_per_block_optin = 232448;
   int registers_per_sm = 65536;
   int sm_count = 132;
+  int shared_bytes_per_sm = 228 * 1024;  // what resident CTAs share (occupancy, launch planning)
+  int max_threads_per_sm = 2048;
 
   static DeviceLimits from(const runtime::DeviceProperties& props);
   // Published limits of the architecture (CUDA programming guide, compute capabilities table).

@@ -19,6 +19,7 @@ std::string Parameter::format(int value) const {
       if (values[i] == value) return labels[i];
     }
   }
+  if (named_value && named_value->first == value) return named_value->second;
   return std::to_string(value);
 }
 
@@ -30,6 +31,7 @@ std::optional<int> Parameter::parse(std::string_view text) const {
   for (std::size_t i = 0; i < labels.size(); ++i) {
     if (labels[i] == text) return values[i];
   }
+  if (named_value && named_value->second == text) return named_value->first;
   int value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || !contains(value)) return std::nullopt;

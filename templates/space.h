@@ -18,6 +18,10 @@ struct Parameter {
   std::vector<int> values;          // the domain, in order
   std::vector<std::string> labels;  // one per value for categorical parameters; empty for numbers
   std::string help;
+  // A numeric parameter may give one value a name that stands for a rule, e.g. splits=0 written "auto";
+  // format() writes the name and parse() reads it. The value stays a number (ordered, stepped by
+  // mutation, an integer in exports).
+  std::optional<std::pair<int, std::string>> named_value = std::nullopt;
 
   bool categorical() const { return !labels.empty(); }
   // "mma_sync" for a categorical value, "128" for a number.

@@ -69,7 +69,7 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
   EXPECT_EQ(c.at("block_n"), default_config().at("block_n"));  // not given: default
   EXPECT_EQ(format(c),
             "mma=scalar,block_m=64,block_n=128,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8,q_frags=smem,"
-            "min_ctas=1,overlap=off,qk_split=1");
+            "min_ctas=1,overlap=off,qk_split=1,kv_warps=1,splits=1,pack_gqa=off");
   EXPECT_EQ(parse_config(format(c)), c);
   EXPECT_EQ(Config::from_key(c.key()), c);
   EXPECT_THROW(Config::from_key("block_m=big"), UsageError);
@@ -110,6 +110,99 @@ TEST(AttentionValidity, FollowsTheRules) {
   // Spills reject a compiled kernel.
   EXPECT_NE(rejected_resources({.registers = 255, .spill_store_bytes = 8, .spill_load_bytes = 8}), std::nullopt);
   EXPECT_EQ(rejected_resources({.registers = 128}), std::nullopt);
+}
+
+TEST(AttentionValidity, SplitAndPackRules) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  const Problem mha = Problem::parse("b=1,hq=8,sq=1,skv=1000,d=128");
+  const Problem gqa = Problem::parse("b=1,hq=8,hkv=2,sq=1,skv=1000,d=128");
+  // pack_gqa needs more than one query head per KV head.
+  EXPECT_NE(invalid_reason(parse_config("block_m=16,warps=1,pack_gqa=on"), mha, h100), std::nullopt);
+  EXPECT_EQ(invalid_reason(parse_config("block_m=16,warps=1,pack_gqa=on"), gqa, h100), std::nullopt);
+  // splits: at most the K/V blocks (1000 keys = 16 blocks of 64); auto always.
+  EXPECT_EQ(invalid_reason(parse_config("block_m=16,warps=1,block_n=64,splits=16"), gqa, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(parse_config("block_m=16,warps=1,block_n=64,splits=24"), gqa, h100), std::nullopt);
+  EXPECT_EQ(invalid_reason(parse_config("block_m=16,warps=1,block_n=64,splits=auto"), gqa, h100), std::nullopt);
+  // kv_warps: key groups of at least 16 keys, row groups of 16 or 32 rows, the merge inside the K/V buffers.
+  EXPECT_EQ(invalid_reason(parse_config("block_m=16,warps=4,kv_warps=4,block_n=64"), gqa, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(parse_config("block_m=16,warps=4,kv_warps=4,block_n=32"), gqa, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(parse_config("block_m=16,warps=4,kv_warps=2,block_n=64"), gqa, h100), std::nullopt);
+  EXPECT_EQ(invalid_reason(parse_config("block_m=64,warps=8,kv_warps=2,block_n=64"), gqa, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(parse_config("warps=2,block_m=32,kv_warps=4"), gqa, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(parse_config("mma=scalar,block_m=64,warps=4,kv_warps=2"), gqa, h100), std::nullopt);
+  // The merge: 3 extra key groups x 32 lanes x (64 O accumulators + 4 row statistics) floats; one stage of
+  // 64-key K and V blocks at d=128 is 32 KiB, enough for it.
+  EXPECT_EQ(merge_bytes(parse_config("block_m=16,warps=4,kv_warps=4,block_n=64,stages=1"), gqa), 3 * 32 * 68 * 4);
+  EXPECT_EQ(kv_buffer_bytes(parse_config("block_m=16,warps=4,kv_warps=4,block_n=64,stages=1"), gqa), 2 * 64 * 256);
+  // The workspace limit: 32 chunks of b4 hq16 s4096 rows at d=128 are 4.3 GB of partials.
+  const Problem prefill = Problem::parse("b=4,hq=16,sq=4096,d=128");
+  EXPECT_NE(invalid_reason(parse_config("splits=32"), prefill, h100), std::nullopt);
+  EXPECT_EQ(split_workspace_bytes(prefill, 2), std::size_t{2} * 4 * 16 * 4096 * 129 * 4);
+  // splits=auto is written and read as "auto", and stays the number 0 underneath.
+  const Config a = parse_config("splits=auto");
+  EXPECT_EQ(a.at("splits"), kAutoSplits);
+  EXPECT_NE(format(a).find("splits=auto"), std::string::npos);
+  EXPECT_EQ(parse_config(format(a)), a);
+  EXPECT_THROW(parse_config("splits=5"), UsageError);
+  // A config text from before the tunables existed names the same kernel as then: unsplit, unpacked.
+  EXPECT_EQ(parse_config("block_m=64,warps=4").at("splits"), 1);
+  EXPECT_EQ(parse_config("block_m=64,warps=4").at("pack_gqa"), 0);
+}
+
+TEST(AttentionLaunchPlan, SplitsFillTheGpuOnlyWhenTheGridDoesNot) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  const Config decode = parse_config("block_m=16,warps=1,block_n=64,stages=3,pack_gqa=on,splits=auto");
+  // 8 KV heads x 1 batch = 8 CTAs, 100 KiB each (2 per SM): auto splits until they fill the SMs, every
+  // chunk at least 2 blocks.
+  const Problem small_decode = Problem::parse("b=1,hq=32,hkv=8,sq=1,skv=8192,d=128");
+  const LaunchPlan plan = launch_plan(decode, small_decode, h100);
+  EXPECT_GT(plan.splits, 8);
+  EXPECT_EQ(plan.kernel.grid[0], static_cast<unsigned>(plan.splits));
+  EXPECT_EQ(plan.kernel.grid[1], 8u);  // packed: one CTA row per KV head
+  ASSERT_TRUE(plan.combine.has_value());
+  EXPECT_EQ(plan.combine->grid[0], 32u / 4);  // 32 rows, a warp per row, 4 per CTA
+  EXPECT_EQ(plan.workspace_bytes, split_workspace_bytes(small_decode, plan.splits));
+  EXPECT_GE(small_decode.skv / 64 / plan.splits, 2);
+  // Already a full grid: no split.
+  const Problem big_decode = Problem::parse("b=64,hq=32,hkv=8,sq=1,skv=4096,d=128");
+  EXPECT_EQ(launch_plan(decode, big_decode, h100).splits, 1);
+  EXPECT_FALSE(launch_plan(decode, big_decode, h100).combine.has_value());
+  EXPECT_EQ(launch_plan(parse_config("splits=auto"), Problem::parse("b=4,hq=16,sq=4096,d=128"), h100).splits, 1);
+  // A fixed count is used as it is.
+  EXPECT_EQ(launch_plan(parse_config("block_m=16,warps=1,splits=3"), small_decode, h100).splits, 3);
+  // Unpacked: one CTA row per query head.
+  EXPECT_EQ(launch_plan(parse_config("block_m=16,warps=1"), small_decode, h100).kernel.grid[1], 32u);
+}
+
+TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  // Decode: packed GQA heads in one 16-row MMA tile, split-KV left to the launch plan.
+  const Config decode = heuristic_config(Problem::parse("b=32,hq=32,hkv=8,sq=1,skv=4096,d=128"), h100);
+  EXPECT_EQ(decode.at("pack_gqa"), 1);
+  EXPECT_EQ(decode.at("block_m"), 16);
+  EXPECT_EQ(decode.at("warps"), 4);
+  EXPECT_EQ(decode.at("kv_warps"), 4);  // four warps on one 16-row tile: they split the keys
+  EXPECT_EQ(decode.at("splits"), kAutoSplits);
+  // 8 heads per KV head: still 16 rows.
+  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=64,hkv=8,sq=1,skv=4096,d=128"), h100).at("block_m"), 16);
+  // A short query chunk of 4 heads: 40 x 4 = 160 packed rows, capped at 128.
+  EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=32,hkv=8,sq=40,skv=2048,d=128,causal=1"), h100).at("block_m"), 128);
+  // Long prefill: the large-tile config, unpacked.
+  const Config prefill = heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128,causal=1"), h100);
+  EXPECT_EQ(prefill.at("block_m"), 128);
+  EXPECT_EQ(prefill.at("pack_gqa"), 0);
+  // Valid, and inside the default search space, across shapes, head dims, dtypes and GPUs.
+  for (const char* target : {"sm_90a", "sm_80", "sm_86"}) {
+    const DeviceLimits limits = DeviceLimits::for_target(runtime::Target::parse(target));
+    for (const char* text : {"b=1,hq=1,sq=1,skv=1,d=64", "b=32,hq=32,hkv=8,sq=1,skv=4096,d=128",
+                             "b=1,hq=32,hkv=8,sq=128,skv=4096,d=128,causal=1", "b=2,hq=28,hkv=4,sq=3000,d=128,causal=1",
+                             "b=8,hq=16,hkv=1,sq=7,skv=70000,d=64,dtype=bf16", "b=1,hq=8,sq=512,d=64"}) {
+      const Problem p = Problem::parse(text);
+      const Config c = heuristic_config(p, limits);
+      EXPECT_EQ(invalid_reason(c, p, limits), std::nullopt) << target << " " << text << ": " << format(c);
+      EXPECT_EQ(excluded_by_default(c, p, limits), std::nullopt) << target << " " << text << ": " << format(c);
+    }
+  }
 }
 
 namespace {
@@ -162,12 +255,14 @@ TEST(AttentionCompile, RepresentativeSampleCompilesForHopperAndAmpere) {
 TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
   // For each (tunable, value), pair a base config with the same config at that value. Bases cover the
   // two mainloops so that every value is valid against at least one of them.
-  const Problem problem = Problem::parse("b=1,hq=8,sq=512,d=64,causal=1");
+  // GQA with a cache longer than the queries, so that pack_gqa and every split count are valid.
+  const Problem problem = Problem::parse("b=1,hq=8,hkv=2,sq=512,skv=2048,d=64,causal=1");
   const DeviceLimits limits = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   const std::vector<Config> bases = {
       parse_config("mma=mma_sync,block_m=64,block_n=64,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16"),
       parse_config("mma=scalar,block_m=32,block_n=32,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16"),
       parse_config("mma=mma_sync,block_m=128,block_n=32,warps=8,stages=3,barrier=full,smem_layout=padded,vec_bytes=8"),
+      parse_config("mma=mma_sync,block_m=32,block_n=64,warps=4,stages=2,kv_warps=2"),
   };
   struct Pair {
     std::string what;
@@ -191,14 +286,19 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
           << param.name << "=" << param.format(value) << " is valid with none of the bases";
     }
   }
+  // Each distinct config compiles once (the bases recur in many pairs).
   std::vector<runtime::CompileRequest> requests;
+  std::map<std::string, std::size_t> index;
   for (const Pair& p : pairs) {
-    requests.push_back(compile_request(p.a, problem, runtime::Target::parse("sm_90a")));
-    requests.push_back(compile_request(p.b, problem, runtime::Target::parse("sm_90a")));
+    for (const Config* c : {&p.a, &p.b}) {
+      if (index.emplace(c->key(), requests.size()).second) {
+        requests.push_back(compile_request(*c, problem, runtime::Target::parse("sm_90a")));
+      }
+    }
   }
   auto results = compile_all(requests);
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    EXPECT_NE(results[2 * i].cubin, results[2 * i + 1].cubin) << pairs[i].what << ": identical CUBIN";
+  for (const Pair& p : pairs) {
+    EXPECT_NE(results[index.at(p.a.key())].cubin, results[index.at(p.b.key())].cubin) << p.what << ": identical CUBIN";
   }
   EXPECT_GE(pairs.size(), 16u);
 }

@@ -466,9 +466,9 @@ TEST(CompileOnly, CrashingAndHangingCompileProcessesAreRecordedAndReplaced) {
                             " search --problem b=1,hq=8,sq=256,d=64,causal=1 --compile-only --target sm_80 --budget 10 "
                             "--seed 3 --compile-processes 2 --compile-timeout 10 --db " + db;
   // A limit far above these compiles (under a second here) so that only the planted hang reaches it, even
-  // in a sanitizer build on a loaded machine; the seed samples two configs with block_n=16 and one with
-  // block_m=16,block_n=32.
-  ASSERT_EQ(run_cli(sweep + " --test-compile-crash-on block_n=16 --test-compile-hang-on block_m=16,block_n=32"), 0);
+  // in a sanitizer build on a loaded machine; the seed samples four configs with block_n=16 and two with
+  // kv_warps=2 (none with both).
+  ASSERT_EQ(run_cli(sweep + " --test-compile-crash-on block_n=16 --test-compile-hang-on kv_warps=2"), 0);
   ASSERT_EQ(run_cli(sweep), 0);  // run 2: no misbehaviour asked for, everything from the cache
   Store store(db, Store::Mode::read_only);
   const auto first = store.trials(1), second = store.trials(2);
@@ -480,7 +480,7 @@ TEST(CompileOnly, CrashingAndHangingCompileProcessesAreRecordedAndReplaced) {
       ++crashed;
       EXPECT_EQ(t.status, "compile_error") << t.config;
       EXPECT_NE(t.error.find("signal 6"), std::string::npos) << t.error;
-    } else if (t.config.find("block_m=16,block_n=32") != std::string::npos) {
+    } else if (t.config.find("kv_warps=2") != std::string::npos) {
       ++hung;
       EXPECT_EQ(t.status, "compile_timeout") << t.config;
       EXPECT_NE(t.error.find("longer than 10 s"), std::string::npos) << t.error;

@@ -42,7 +42,7 @@ TEST(Prepare, RuleRejectionsNeverCompile) {
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->kind, Rejection::Kind::rule);
   EXPECT_STREQ(r->trial_status(), "invalid");
-  EXPECT_NE(r->reason.find("rows per warp"), std::string::npos) << r->reason;
+  EXPECT_NE(r->reason.find("rows per row group of warps"), std::string::npos) << r->reason;
   EXPECT_FALSE(r->compiled_now);
   EXPECT_EQ(f.nvrtc.invocations(), 0);
 }

@@ -1,12 +1,14 @@
 #pragma once
 // Attention forward, FlashAttention-2 style: O = softmax(Q.K^T * scale) . V with an online softmax and
-// fp32 accumulation, one CTA per (block_m query rows, head, batch). The pipeline (Q load, K/V blocks
-// through a `stages`-deep cp.async ring, block skipping and masking) lives here once; the arithmetic of
-// one K/V block is the mainloop's, chosen by the `mma` tunable:
+// fp32 accumulation, one CTA per (block_m query rows, head, batch, K/V chunk). The pipeline (Q load, K/V
+// blocks through a `stages`-deep cp.async ring, block skipping and masking, the split into K/V chunks and
+// the GQA packing of rows, combine.cuh's merge of the chunks) lives here once; the arithmetic of one K/V
+// block is the mainloop's, chosen by the `mma` tunable:
 //   kMma = 0  scalar FMA      (mainloop_scalar.cuh)
 //   kMma = 1  mma.sync m16n8k16 tensor cores with ldmatrix (mainloop_mma.cuh)
 // Template arguments are the family's tunables (see attention_family.cpp) plus the problem's dtype,
 // head dim and causality.
+#include "attention/combine.cuh"
 #include "attention/common.cuh"
 #include "attention/mainloop_mma.cuh"
 #include "attention/mainloop_scalar.cuh"
@@ -14,7 +16,8 @@
 namespace evotune_attention {
 
 template <typename T_, int D_, int kBlockM_, int kBlockN_, int kWarps_, int kStages_, int kBarrier, int kLayout_,
-          int kVecBytes_, int kQFragments, int kOverlap_, int kQkSplit_, bool kCausal_>
+          int kVecBytes_, int kQFragments, int kOverlap_, int kQkSplit_, int kKvWarps_, int kSplits_, bool kPack_,
+          bool kCausal_>
 struct KernelConfig {
   using T = T_;
   static constexpr int D = D_;
@@ -30,7 +33,11 @@ struct KernelConfig {
   static constexpr bool kQInRegisters = kQFragments == 1;  // 0: re-read Q's fragments from shared memory
   static constexpr bool kOverlap = kOverlap_ == 1;
   static constexpr int kQkSplit = kQkSplit_;  // accumulator sets in Q.K^T (mma_sync)
+  static constexpr int kKvWarps = kKvWarps_;  // warps that split each K/V block's keys (mma_sync)
+  static constexpr int kSplits = kSplits_;    // 0: the launch plan's count (p.splits)
+  static constexpr bool kPack = kPack_;
   using Layout = TileLayout<D, kLayout_>;
+  using Tile = WorkTile<kPack_, kSplits_>;
 };
 
 __device__ __forceinline__ unsigned dynamic_smem_bytes() {
@@ -58,10 +65,11 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
   T* v_smem = k_smem + kStages * kTileKV;
   void* scratch = v_smem + kStages * kTileKV;
 
-  const WorkTile w = make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal>(p);
-  const T* q = head_ptr<T>(p.q, w.batch, p.hq, w.head, p.sq, D) + static_cast<long long>(w.m0) * D;
+  const typename Cfg::Tile w = make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p);
   const T* k = head_ptr<T>(p.k, w.batch, p.hkv, w.kv_head, p.skv, D);
   const T* v = head_ptr<T>(p.v, w.batch, p.hkv, w.kv_head, p.skv, D);
+  // This CTA's chunk of K/V blocks, [w.begin, w.end); the ring and the commit groups count from its start.
+  const int n_blocks = w.end - w.begin;
 
   auto load_kv = [&](int block, int stage) {
     const int n0 = block * Cfg::kBlockN;
@@ -79,12 +87,11 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
   };
 
   // Prologue: Q and the first kStages - 1 K/V blocks, one commit group per block (Q rides in the first).
-  load_tile<T, D, Cfg::kBlockM, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads>(
-      q_smem, q, p.sq - w.m0);
+  load_q_tile<T, D, Cfg::kBlockM, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads>(q_smem, w, p);
   if constexpr (kStages == 1) cp_async_commit();
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < w.n_blocks) load_kv(s, s);
+    if (s < n_blocks) load_kv(w.begin + s, s);
     cp_async_commit();  // always, so that group counting stays uniform
   }
 
@@ -103,17 +110,19 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
     // before block j + 1 had landed. The correctness check caught it as a register-allocation-dependent
     // error.)
     static_assert(kStages >= 3, "overlap keeps three blocks in shared memory");
+    // j counts the chunk's blocks from 0; the block itself is w.begin + j. An empty chunk runs no
+    // iteration and its epilogue writes an empty row (LSE -inf).
     cp_async_wait<kStages - 2>();  // block 0
     __syncthreads();
     mainloop.load_q(q_smem);
     typename Mainloop::Scores current;
-    mainloop.compute_scores(current, k_smem);
-    const int unmasked = unmasked_blocks<Cfg::kBlockN, Cfg::kCausal>(w, p.skv);
-    for (int j = 0; j < w.n_blocks; ++j) {
+    if (n_blocks > 0) mainloop.compute_scores(current, k_smem);
+    const int unmasked = unmasked_blocks<Cfg::kBlockN, Cfg::kCausal>(w, p.skv) - w.begin;
+    for (int j = 0; j < n_blocks; ++j) {
       cp_async_wait<kStages - 3>();  // block j + 1
       __syncthreads();  // everyone's copies landed; everyone is done with block j - 1's buffer
       const int next = j + kStages - 1;
-      if (next < w.n_blocks) load_kv(next, next % kStages);
+      if (next < n_blocks) load_kv(w.begin + next, next % kStages);
       cp_async_commit();
       // Past the last block this reads a stale buffer; the result is discarded. Computing it
       // unconditionally keeps the loop body free of branches the scheduler cannot look across.
@@ -121,10 +130,11 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
       mainloop.compute_scores(upcoming, k_smem + ((j + 1) % kStages) * kTileKV);
       // Masking is compiled into the second path only: a uniform branch per block, instead of masking
       // arithmetic on every block (which the compiler would otherwise if-convert into the loop).
+      const int n0 = (w.begin + j) * Cfg::kBlockN;
       if (j < unmasked) {
-        mainloop.template softmax_and_pv<false>(current, v_smem + (j % kStages) * kTileKV, j * Cfg::kBlockN, w, p);
+        mainloop.template softmax_and_pv<false>(current, v_smem + (j % kStages) * kTileKV, n0, w, p);
       } else {
-        mainloop.template softmax_and_pv<true>(current, v_smem + (j % kStages) * kTileKV, j * Cfg::kBlockN, w, p);
+        mainloop.template softmax_and_pv<true>(current, v_smem + (j % kStages) * kTileKV, n0, w, p);
       }
 #pragma unroll
       for (int mt = 0; mt < Mainloop::kMTiles; ++mt) {
@@ -136,12 +146,12 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
       }
     }
   } else {
-    const int unmasked = unmasked_blocks<Cfg::kBlockN, Cfg::kCausal>(w, p.skv);
-    for (int j = 0; j < w.n_blocks; ++j) {
+    const int unmasked = unmasked_blocks<Cfg::kBlockN, Cfg::kCausal>(w, p.skv) - w.begin;
+    for (int j = 0; j < n_blocks; ++j) {
       const int stage = kStages == 1 ? 0 : j % kStages;
       if constexpr (kStages == 1) {
         if (j > 0) __syncthreads();  // everyone is done reading the single buffer
-        load_kv(j, 0);
+        load_kv(w.begin + j, 0);
         cp_async_commit();
         cp_async_wait<0>();
         __syncthreads();
@@ -149,21 +159,26 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
         cp_async_wait<kStages - 2>();  // block j has landed (this thread's copies)
         __syncthreads();               // ... everyone's; and everyone is done with block j - 1's buffer
         const int next = j + kStages - 1;
-        if (next < w.n_blocks) load_kv(next, next % kStages);
+        if (next < n_blocks) load_kv(w.begin + next, next % kStages);
         cp_async_commit();
       }
       if (j == 0) mainloop.load_q(q_smem);
       const T* k_block = k_smem + stage * kTileKV;
       const T* v_block = v_smem + stage * kTileKV;
       // Masking is compiled into the second path only (see the overlap loop above).
+      const int n0 = (w.begin + j) * Cfg::kBlockN;
       if (j < unmasked) {
-        mainloop.template compute_block<false>(k_block, v_block, j * Cfg::kBlockN, w, p);
+        mainloop.template compute_block<false>(k_block, v_block, n0, w, p);
       } else {
-        mainloop.template compute_block<true>(k_block, v_block, j * Cfg::kBlockN, w, p);
+        mainloop.template compute_block<true>(k_block, v_block, n0, w, p);
       }
     }
   }
-  mainloop.epilogue(w, p, scratch);
+  // An empty (or short) chunk may leave prologue copies in flight: let them land before the CTA ends (and
+  // before the epilogue may reuse the K/V buffers).
+  cp_async_wait<0>();
+  if constexpr (Cfg::kKvWarps > 1) __syncthreads();  // every warp is done with the K/V buffers
+  mainloop.epilogue(w, p, static_cast<void*>(k_smem));
   clock.stop(p);
 }
 
@@ -172,14 +187,15 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
 // kMinCtas: the CTAs per SM the register allocation must allow (__launch_bounds__'s second argument);
 // more resident warps hide more latency, at the price of registers per thread.
 template <typename T, int D, int kMma, int kBlockM, int kBlockN, int kWarps, int kStages, int kBarrier, int kLayout,
-          int kVecBytes, int kQFragments, int kMinCtas, int kOverlap, int kQkSplit, bool kCausal>
+          int kVecBytes, int kQFragments, int kMinCtas, int kOverlap, int kQkSplit, int kKvWarps, int kSplits, bool kPack,
+          bool kCausal>
 __global__ void __launch_bounds__(kWarps * 32, kMinCtas) attention_fwd(const __grid_constant__ AttentionParams p) {
   using Cfg = evotune_attention::KernelConfig<T, D, kBlockM, kBlockN, kWarps, kStages, kBarrier, kLayout, kVecBytes,
-                                              kQFragments, kOverlap, kQkSplit, kCausal>;
+                                              kQFragments, kOverlap, kQkSplit, kKvWarps, kSplits, kPack, kCausal>;
   if constexpr (kMma == 1) {
     evotune_attention::attention_forward<Cfg, evotune_attention::MmaMainloop<Cfg>>(p);
   } else {
-    static_assert(kOverlap == 0 && kQkSplit == 1, "overlap and qk_split are tensor-core schedules");
+    static_assert(kOverlap == 0 && kQkSplit == 1 && kKvWarps == 1, "overlap, qk_split and kv_warps are tensor-core schedules");
     evotune_attention::attention_forward<Cfg, evotune_attention::ScalarMainloop<Cfg>>(p);
   }
 }

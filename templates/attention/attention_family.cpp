@@ -26,6 +26,17 @@ const std::vector<Parameter>& parameters() {
       {"overlap", {0, 1}, {"off", "on"},
        "mma_sync, stages >= 3: issue the next block's Q.K^T before this block's softmax (software pipelining)"},
       {"qk_split", {1, 2}, {}, "mma_sync: independent accumulator sets in Q.K^T (more HMMA chains in flight)"},
+      {"kv_warps", {1, 2, 4}, {},
+       "mma_sync: warps that split each K/V block's keys (own online softmax each, merged at the end) instead of "
+       "rows: every warp has work in tiles of few rows (decode)"},
+      {"splits",
+       {kAutoSplits, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32},
+       {},
+       "split-KV: K/V chunks per (query tile, head, batch), one CTA each, merged by a combine kernel; auto: "
+       "chosen per launch from the problem and the SM count (auto_splits)",
+       std::pair<int, std::string>{kAutoSplits, "auto"}},
+      {"pack_gqa", {0, 1}, {"off", "on"},
+       "GQA/MQA: the query heads that share a KV head are one CTA's rows, so K/V are read once per KV head"},
   };
   return params;
 }
@@ -45,7 +56,52 @@ Config default_config() {
                  {"q_frags", kQInSharedMemory},
                  {"min_ctas", 1},
                  {"overlap", 0},
-                 {"qk_split", 1}});
+                 {"qk_split", 1},
+                 {"kv_warps", 1},
+                 {"splits", 1},
+                 {"pack_gqa", 0}});
+}
+
+Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
+  Config c = default_config();  // the large-prefill config: 128-row tiles of 8 warps, 128-key blocks
+  // Packed GQA when one head's queries do not fill a tile of the largest block_m (128 rows), as in decode
+  // and short query chunks: the group's query heads fill the rows instead, and each KV head's K/V is read
+  // once, not once per query head. A long prefill fills its tiles by itself, and its K/V re-reads across
+  // the group's heads come mostly from L2.
+  const bool pack = p.group() > 1 && p.sq < 128;
+  c.set("pack_gqa", pack ? 1 : 0);
+  // block_m: the fewest rows (a power of two, one 16-row MMA tile at least, 128 at most) that hold one
+  // CTA head's rows; a decode step of 4 packed heads then computes 16 rows, not 128.
+  const long long rows = pack ? static_cast<long long>(p.sq) * p.group() : p.sq;
+  int block_m = 16;
+  while (block_m < rows && block_m < 128) block_m *= 2;
+  c.set("block_m", block_m);
+  // One 16-row MMA tile per warp (as the prefill config). Tiles under 64 rows would leave a CTA with one
+  // or two warps: too few threads issuing the K/V copies, and too little latency hidden. They get four
+  // warps, the extra ones splitting each K/V block's keys (kv_warps) rather than rows.
+  c.set("warps", std::max(4, block_m / 16));
+  c.set("kv_warps", block_m < 64 ? 4 / (block_m / 16) : 1);
+  // Tiles under 128 rows do little arithmetic per K/V byte, so their time is the memory pipeline's:
+  // 64-key blocks three deep keep two blocks in flight while one is computed ((16 + 3 x 2 x 64) rows x
+  // 256 B = 100 KiB at d=128: two CTAs per SM on sm_90). 128-row tiles keep the prefill config's
+  // double-buffered 128-key blocks.
+  if (block_m < 128) {
+    c.set("block_n", 64);
+    c.set("stages", 3);
+  }
+  // The split count is the launch plan's (auto_splits): split only when the unsplit grid leaves SMs idle.
+  c.set("splits", kAutoSplits);
+  // A smaller GPU may not hold the tiles: fewer stages, then narrower K/V blocks, until the rules accept it.
+  while (invalid_reason(c, p, limits) || excluded_by_default(c, p, limits)) {
+    if (c.at("stages") > 2) {
+      c.set("stages", c.at("stages") - 1);
+    } else if (c.at("block_n") > 32) {
+      c.set("block_n", c.at("block_n") / 2);
+    } else {
+      break;
+    }
+  }
+  return c;
 }
 
 Config parse_config(std::string_view text) { return evotune::parse_config(text, parameters(), default_config()); }
@@ -74,13 +130,28 @@ std::optional<std::string> invalid_reason(const Config& c, const Problem& p, con
     return fmt::format("{} threads exceed the device's {} per block", n_threads, limits.max_threads_per_block);
   }
   if (c.at("mma") == kMmaSync) {
-    // Each warp owns one or two 16-row MMA tiles.
-    if (block_m % (16 * warps) != 0 || block_m / (16 * warps) > 2) {
-      return fmt::format("mma_sync needs block_m = 16 or 32 rows per warp (block_m={}, warps={})", block_m, warps);
+    // The warps are (warps / kv_warps) row groups x kv_warps key groups; a row group owns one or two 16-row
+    // MMA tiles, a key group block_n / kv_warps keys of each block (16-key MMA steps).
+    const int kv_warps = c.at("kv_warps");
+    if (warps % kv_warps != 0) return fmt::format("kv_warps={} does not divide warps={}", kv_warps, warps);
+    const int row_warps = warps / kv_warps;
+    if (block_m % (16 * row_warps) != 0 || block_m / (16 * row_warps) > 2) {
+      return fmt::format("mma_sync needs block_m = 16 or 32 rows per row group of warps (block_m={}, warps={}, "
+                         "kv_warps={})",
+                         block_m, warps, kv_warps);
+    }
+    if (block_n % (16 * kv_warps) != 0) {
+      return fmt::format("kv_warps={} leaves fewer than 16 keys (or not a multiple) per warp of block_n={}", kv_warps,
+                         block_n);
     }
     if (limits.compute_capability < 80) return "mma_sync m16n8k16 with bf16 and cp.async need sm_80 or newer";
-    if (c.at("q_frags") == kQInRegisters && block_m / (16 * warps) != 1) {
-      return "q_frags=regs needs one 16-row tile per warp (block_m = 16 x warps)";
+    if (c.at("q_frags") == kQInRegisters && block_m / (16 * row_warps) != 1) {
+      return "q_frags=regs needs one 16-row tile per warp (block_m = 16 x warps / kv_warps)";
+    }
+    if (merge_bytes(c, p) > kv_buffer_bytes(c, p)) {
+      return fmt::format("kv_warps={}: the key groups' merge needs {} bytes, more than the {} of the K/V buffers it "
+                         "reuses",
+                         kv_warps, merge_bytes(c, p), kv_buffer_bytes(c, p));
     }
     if (c.at("overlap") == 1 && c.at("stages") < 3) return "overlap=on keeps three K/V blocks in flight: stages >= 3";
   } else {
@@ -88,6 +159,7 @@ std::optional<std::string> invalid_reason(const Config& c, const Problem& p, con
     if (c.at("q_frags") == kQInRegisters) return "q_frags=regs is for mma_sync; scalar reads Q from shared memory";
     if (c.at("overlap") == 1) return "overlap=on is a tensor-core schedule (mma_sync)";
     if (c.at("qk_split") != 1) return "qk_split applies to the mma_sync mainloop";
+    if (c.at("kv_warps") != 1) return "kv_warps applies to the mma_sync mainloop";
     // Scalar: a power-of-two group of threads, within one warp, per row.
     if (n_threads % block_m != 0 || n_threads / block_m > 32) {
       return fmt::format("scalar needs 1 to 32 threads per row (block_m={}, threads={})", block_m, n_threads);
@@ -95,6 +167,21 @@ std::optional<std::string> invalid_reason(const Config& c, const Problem& p, con
     const int per_row = n_threads / block_m;
     if (block_n % per_row != 0 || p.d % per_row != 0) {
       return fmt::format("scalar: {} threads per row do not split block_n={} and d={}", per_row, block_n, p.d);
+    }
+  }
+  if (c.at("pack_gqa") == 1 && p.group() == 1) {
+    return "pack_gqa=on needs GQA/MQA (hq > hkv): with one query head per KV head it is the unpacked kernel";
+  }
+  if (const int splits = c.at("splits"); splits > 1) {
+    const int kv_blocks = (p.skv + c.at("block_n") - 1) / c.at("block_n");
+    if (splits > kv_blocks) {
+      return fmt::format("splits={} exceeds the {} K/V blocks of block_n={}: the chunks past them would be empty", splits,
+                         kv_blocks, c.at("block_n"));
+    }
+    if (split_workspace_bytes(p, splits) > kMaxSplitWorkspaceBytes) {
+      return fmt::format("splits={} needs {:.1f} GiB of fp32 partial outputs (limit {} GiB)", splits,
+                         static_cast<double>(split_workspace_bytes(p, splits)) / (1 << 30),
+                         kMaxSplitWorkspaceBytes >> 30);
     }
   }
   const int smem = shared_bytes(c, p);
@@ -105,9 +192,26 @@ std::optional<std::string> invalid_reason(const Config& c, const Problem& p, con
   return std::nullopt;
 }
 
+int kv_buffer_bytes(const Config& c, const Problem& p) {
+  const int row_stride = p.d + (c.at("smem_layout") == kPaddedLayout ? 8 : 0);
+  return 2 * c.at("stages") * c.at("block_n") * row_stride * 2;
+}
+
+int merge_bytes(const Config& c, const Problem& p) {
+  // mainloop_mma.cuh's kMergeBytes: per lane of each warp beyond the first of a row group, its O
+  // accumulators and a max and a sum per row half.
+  const int kv_warps = c.at("kv_warps");
+  if (c.at("mma") != kMmaSync || kv_warps == 1) return 0;
+  const int row_warps = c.at("warps") / kv_warps;
+  const int m_tiles = c.at("block_m") / (16 * row_warps);
+  const int floats = m_tiles * (p.d / 8) * 4 + m_tiles * 4;
+  return (kv_warps - 1) * row_warps * floats * 32 * 4;
+}
+
 int mma_live_registers(const Config& c, const Problem& p) {
-  const int m_tiles = c.at("block_m") / (16 * c.at("warps"));  // 16-row MMA tiles per warp
-  const int scores = m_tiles * (c.at("block_n") / 8) * 4;        // m16n8 accumulators: 4 floats per thread each
+  const int row_warps = c.at("warps") / c.at("kv_warps");
+  const int m_tiles = c.at("block_m") / (16 * row_warps);  // 16-row MMA tiles per warp
+  const int scores = m_tiles * (c.at("block_n") / c.at("kv_warps") / 8) * 4;  // m16n8 accumulators: 4 floats each
   const int output = m_tiles * (p.d / 8) * 4;
   // Q.K^T accumulates into qk_split sets; with overlap the next block's scores exist beside this block's.
   const int held_scores = scores * c.at("qk_split") + (c.at("overlap") == 1 ? scores : 0);
@@ -154,10 +258,11 @@ std::optional<std::string> rejected_resources(const runtime::ResourceUsage& u) {
 }
 
 std::string name_expression(const Config& c, const Problem& p) {
-  return fmt::format("attention_fwd<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", p.cuda_type(), p.d,
-                     c.at("mma"), c.at("block_m"), c.at("block_n"), c.at("warps"), c.at("stages"), c.at("barrier"),
-                     c.at("smem_layout"), c.at("vec_bytes"), c.at("q_frags"), c.at("min_ctas"), c.at("overlap"),
-                     c.at("qk_split"), p.causal ? "true" : "false");
+  return fmt::format("attention_fwd<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>",
+                     p.cuda_type(), p.d, c.at("mma"), c.at("block_m"), c.at("block_n"), c.at("warps"), c.at("stages"),
+                     c.at("barrier"), c.at("smem_layout"), c.at("vec_bytes"), c.at("q_frags"), c.at("min_ctas"),
+                     c.at("overlap"), c.at("qk_split"), c.at("kv_warps"), c.at("splits"), c.at("pack_gqa") == 1 ? "true" : "false",
+                     p.causal ? "true" : "false");
 }
 
 runtime::CompileRequest compile_request(const Config& c, const Problem& p, const runtime::Target& target,
@@ -165,6 +270,8 @@ runtime::CompileRequest compile_request(const Config& c, const Problem& p, const
   runtime::CompileRequest r;
   r.source_name = "attention.cu";
   r.source = "#include \"attention/attention.cuh\"\n";
+  // A config that can split carries the combine kernel in the same module (combine.cuh).
+  if (c.at("splits") != 1) r.source += fmt::format("EVOTUNE_ATTENTION_COMBINE({}, {})\n", p.cuda_type(), p.d);
   r.headers = templates::embedded_headers("attention/");
   r.name_expressions = {name_expression(c, p)};
   r.options = {"--use_fast_math"};
@@ -183,14 +290,96 @@ runtime::Preparation prepare(const Config& config, const Problem& problem, const
   return runtime::prepare_kernel(compiler, request, request.name_expressions.at(0), rejected_resources);
 }
 
-runtime::LaunchGeometry launch_geometry(const Config& c, const Problem& p) {
-  runtime::LaunchGeometry g;
-  g.grid[0] = static_cast<unsigned>((p.sq + c.at("block_m") - 1) / c.at("block_m"));
-  g.grid[1] = static_cast<unsigned>(p.hq);
-  g.grid[2] = static_cast<unsigned>(p.b);
-  g.block[0] = static_cast<unsigned>(threads(c));
-  g.dynamic_shared_bytes = static_cast<unsigned>(shared_bytes(c, p));
-  return g;
+std::size_t split_workspace_bytes(const Problem& p, int splits) {
+  if (splits <= 1) return 0;
+  // fp32 partial rows [splits][b * hq * sq][d] and their LSEs [splits][b * hq * sq].
+  return static_cast<std::size_t>(splits) * static_cast<std::size_t>(p.rows()) * (static_cast<std::size_t>(p.d) + 1) * 4;
+}
+
+int cta_rows(const Config& c, const Problem& p) { return c.at("pack_gqa") == 1 ? p.sq * p.group() : p.sq; }
+
+long long unsplit_ctas(const Config& c, const Problem& p) {
+  const long long tiles = (cta_rows(c, p) + c.at("block_m") - 1) / c.at("block_m");
+  const long long heads = c.at("pack_gqa") == 1 ? p.hkv : p.hq;
+  return tiles * heads * p.b;
+}
+
+int resident_ctas(const Config& c, const Problem& p, const DeviceLimits& limits) {
+  // What can be resident on one SM at once, by the two limits known before compiling: shared memory
+  // (plus the 1 KiB the driver reserves per CTA) and threads. Registers
+  // are bounded only by min_ctas until ptxas has run, so they do not enter.
+  const int by_smem = limits.shared_bytes_per_sm / (shared_bytes(c, p) + 1024);
+  const int by_threads = limits.max_threads_per_sm / threads(c);
+  return std::clamp(std::min(by_smem, by_threads), 1, 32);
+}
+
+int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
+  // Split-KV exists to fill the GPU when the unsplit grid cannot: few (query tile, head, batch) CTAs, each
+  // walking a long K/V range, as in decode. The rule (flash-decoding's, in waves of resident CTAs):
+  //   - slots = SMs x the CTAs one SM holds (resident_ctas); a grid of n CTAs runs in ceil(n / slots)
+  //     waves and keeps n / (waves x slots) of the slots busy: its efficiency;
+  //   - a grid that already fills 80% of the slots is not split: splitting only adds partial writes and
+  //     the combine;
+  //   - otherwise the candidates are 1 .. 32 chunks (the domain's largest) that leave every chunk at least
+  //     two K/V blocks (the Q load, the pipeline's prologue and the partial write are paid per chunk)
+  //     and fit the workspace limit; a count whose chunk length equals the previous count's only adds
+  //     empty chunks and is skipped;
+  //   - the smallest count within 85% of the best efficiency wins: fewer chunks, less combine work.
+  const long long ctas = unsplit_ctas(c, p);
+  const long long slots = static_cast<long long>(limits.sm_count) * resident_ctas(c, p, limits);
+  if (ctas >= slots * 8 / 10) return 1;
+  const int kv_blocks = (p.skv + c.at("block_n") - 1) / c.at("block_n");
+  auto efficiency = [&](int splits) {
+    const long long n = ctas * splits;
+    const long long waves = (n + slots - 1) / slots;
+    return static_cast<double>(n) / static_cast<double>(waves * slots);
+  };
+  auto eligible = [&](int splits) {
+    const int chunk = (kv_blocks + splits - 1) / splits;
+    if (splits > 1 && chunk < 2) return false;
+    if (splits > 1 && chunk == (kv_blocks + splits - 2) / (splits - 1)) return false;
+    return split_workspace_bytes(p, splits) <= kMaxSplitWorkspaceBytes;
+  };
+  constexpr int kMaxAutoSplits = 32;
+  double best = 0;
+  for (int s = 1; s <= kMaxAutoSplits; ++s) {
+    if (eligible(s)) best = std::max(best, efficiency(s));
+  }
+  for (int s = 1; s <= kMaxAutoSplits; ++s) {
+    if (eligible(s) && efficiency(s) >= 0.85 * best) return s;
+  }
+  return 1;
+}
+
+void bind_split_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim, CUdeviceptr workspace) {
+  params.splits = plan.splits;
+  params.partial_o = nullptr;
+  params.partial_lse = nullptr;
+  if (plan.splits > 1) {
+    const std::size_t rows = static_cast<std::size_t>(params.b) * params.hq * params.sq;
+    params.partial_o = reinterpret_cast<float*>(workspace);
+    params.partial_lse = params.partial_o + static_cast<std::size_t>(plan.splits) * rows * head_dim;
+  }
+}
+
+LaunchPlan launch_plan(const Config& c, const Problem& p, const DeviceLimits& limits) {
+  LaunchPlan plan;
+  plan.splits = c.at("splits") == kAutoSplits ? auto_splits(c, p, limits) : c.at("splits");
+  const long long tiles = (cta_rows(c, p) + c.at("block_m") - 1) / c.at("block_m");
+  plan.kernel.grid[0] = static_cast<unsigned>(tiles * plan.splits);
+  plan.kernel.grid[1] = static_cast<unsigned>(c.at("pack_gqa") == 1 ? p.hkv : p.hq);
+  plan.kernel.grid[2] = static_cast<unsigned>(p.b);
+  plan.kernel.block[0] = static_cast<unsigned>(threads(c));
+  plan.kernel.dynamic_shared_bytes = static_cast<unsigned>(shared_bytes(c, p));
+  if (plan.splits > 1) {
+    runtime::LaunchGeometry combine;
+    constexpr long long kRowsPerCombineCta = 4;  // combine.cuh: 128 threads, a warp per row
+    combine.grid[0] = static_cast<unsigned>((p.rows() + kRowsPerCombineCta - 1) / kRowsPerCombineCta);
+    combine.block[0] = 128;
+    plan.combine = combine;
+    plan.workspace_bytes = split_workspace_bytes(p, plan.splits);
+  }
+  return plan;
 }
 
 }  // namespace evotune::attention

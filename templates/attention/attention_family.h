@@ -1,6 +1,7 @@
 #pragma once
 // The attention family on the host: its tunables, validity rules, and how a (config, problem) becomes
 // an NVRTC compile request and a launch. Every tunable reaches the kernel as a template argument.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "runtime/cuda_objects.h"
 #include "runtime/nvrtc_compiler.h"
 #include "runtime/prepare.h"
+#include "templates/attention/params.h"
 #include "templates/attention/problem.h"
 #include "templates/device_limits.h"
 #include "templates/space.h"
@@ -18,11 +20,20 @@ enum Mma { kScalar = 0, kMmaSync = 1 };
 enum Barrier { kFullBarrier = 0, kLightBarrier = 1 };
 enum SmemLayout { kPaddedLayout = 0, kSwizzledLayout = 1 };
 enum QFragments { kQInSharedMemory = 0, kQInRegisters = 1 };
+constexpr int kAutoSplits = 0;  // splits=auto: the launch plan picks the count (auto_splits)
+// The split workspace a config may ask for (rule); a larger one would be a GPU-memory hazard, not a speedup.
+constexpr std::size_t kMaxSplitWorkspaceBytes = std::size_t{1} << 30;
 
-// mma, block_m, block_n, warps, stages, barrier, smem_layout, vec_bytes, q_frags, min_ctas (in this order).
+// mma, block_m, block_n, warps, stages, barrier, smem_layout, vec_bytes, q_frags, min_ctas, overlap,
+// qk_split, kv_warps, splits, pack_gqa (in this order).
 const std::vector<Parameter>& parameters();
-// The hand-picked config for an H100 and b4 hq16 s4096 d128 (evidence/results/h100/issue3-attention).
+// The fill for tunables a config text does not name: the hand-picked config for an H100 and b4 hq16
+// s4096 d128 (evidence/results/h100/issue3-attention), unsplit and unpacked, so a config text written
+// before a tunable existed still names the same kernel.
 Config default_config();
+// The problem-aware default: what bench (without --config), the launcher's fallback and a search's first
+// generation start from. One function, the reasoning beside each rule (attention_family.cpp).
+Config heuristic_config(const Problem& problem, const DeviceLimits& limits);
 Config parse_config(std::string_view text);
 std::string format(const Config& config);
 
@@ -39,6 +50,9 @@ std::optional<std::string> excluded_by_default(const Config& config, const Probl
 // two K/V blocks in qk_split accumulator sets, Q fragments kept in registers), and the registers per thread
 // that __launch_bounds__(threads, min_ctas) allows.
 int mma_live_registers(const Config& config, const Problem& problem);
+// Bytes of the K/V buffers in shared memory, and what the kv_warps merge reuses of them.
+int kv_buffer_bytes(const Config& config, const Problem& problem);
+int merge_bytes(const Config& config, const Problem& problem);
 int register_budget(const Config& config, const DeviceLimits& limits);
 // Why a compiled kernel is rejected (register spills), nullopt when accepted.
 std::optional<std::string> rejected_resources(const runtime::ResourceUsage& usage);
@@ -47,7 +61,26 @@ std::string name_expression(const Config& config, const Problem& problem);
 // cta_clock: build the variant that records clock64 cycles per CTA.
 runtime::CompileRequest compile_request(const Config& config, const Problem& problem, const runtime::Target& target,
                                         bool cta_clock = false);
-runtime::LaunchGeometry launch_geometry(const Config& config, const Problem& problem);
+
+// How one call of a config runs: the attention kernel's grid, and with splits > 1 the combine kernel's and
+// the workspace the two share (partial outputs and LSEs). splits=auto is resolved here, per problem and
+// device, so a launch must be planned for its own problem.
+struct LaunchPlan {
+  runtime::LaunchGeometry kernel;
+  int splits = 1;
+  std::optional<runtime::LaunchGeometry> combine;  // when splits > 1
+  std::size_t workspace_bytes = 0;                 // when splits > 1
+};
+LaunchPlan launch_plan(const Config& config, const Problem& problem, const DeviceLimits& limits);
+// The chunk count splits=auto chooses (1: no split).
+int auto_splits(const Config& config, const Problem& problem, const DeviceLimits& limits);
+// Bytes of the split workspace for `splits` chunks (0 for one).
+std::size_t split_workspace_bytes(const Problem& problem, int splits);
+// Points the kernel arguments at a split workspace of plan.workspace_bytes (partial outputs, then their
+// LSEs) and sets the split count; without a split, clears them. Rows come from params (b * hq * sq).
+void bind_split_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim, CUdeviceptr workspace);
+// CTAs of the grid before splitting: query tiles x heads (KV heads when packed) x batch.
+long long unsplit_ctas(const Config& config, const Problem& problem);
 
 // The one prepare stage of an attention config (runtime/prepare.h): the validity rules against the device
 // (or target) limits, the compile through `compiler` (a CachingCompiler: compiled once, failures too), and

@@ -7,6 +7,7 @@
 #include <math_constants.h>  // CUDART_INF_F
 
 #include "attention/params.h"
+#include "attention/split_kv.h"
 
 namespace evotune_attention {
 
@@ -104,48 +105,101 @@ __device__ __forceinline__ void load_tile(T* smem, const T* gmem, int valid_rows
   }
 }
 
-// Which CTA does which rows, and which K/V blocks it must visit.
+// Copies the tile's Q rows into shared memory: rows [0, kRows) of the tile, each from its own head and
+// query when packed (one contiguous run of rows otherwise); rows past the end are zero-filled.
+template <typename T, int D, int kRows, int kLayout, int kVecBytes, int kThreads, class Tile>
+__device__ __forceinline__ void load_q_tile(T* smem, const Tile& w, const AttentionParams& p) {
+  constexpr int kElemsPerCopy = kVecBytes / 2;
+  constexpr int kCopiesPerRow = D / kElemsPerCopy;
+  constexpr int kCopies = kRows * kCopiesPerRow;
+  constexpr int kRounds = (kCopies + kThreads - 1) / kThreads;
+  constexpr int kUnroll = kRounds <= 8 ? kRounds : 4;
+  const T* q = static_cast<const T*>(p.q);
+#pragma unroll kUnroll
+  for (int round = 0; round < kRounds; ++round) {
+    const int i = round * kThreads + static_cast<int>(threadIdx.x);
+    if (kCopies % kThreads != 0 && i >= kCopies) break;
+    const int row = i / kCopiesPerRow;
+    const int col = (i % kCopiesPerRow) * kElemsPerCopy;
+    const bool valid = w.m0 + row < w.rows;
+    // An invalid row still needs a mapped source address: the tile's first row always exists.
+    const int r = valid ? row : 0;
+    const long long q_row = (static_cast<long long>(w.batch) * p.hq + w.head_of(r)) * p.sq + w.query(r);
+    cp_async<kVecBytes>(smem + TileLayout<D, kLayout>::offset(row, col), q + q_row * D + col, valid);
+  }
+}
+
+// Which CTA does which rows, and which K/V blocks it must visit. The grid is (query tiles x splits,
+// heads, batch): heads are the query heads, or the KV heads when packed (kPack: a tile's rows are the
+// group's query heads interleaved, split_kv.h), and each tile's K/V blocks are cut into `splits`
+// chunks, one per CTA (kSplits: the count when compiled in, 0 when the launch plan passes it).
+template <bool kPack, int kSplits>
 struct WorkTile {
-  int batch, head, kv_head;
-  int m0;         // first query row of this CTA
-  int n_blocks;   // K/V blocks to visit
-  int diagonal;   // skv - sq: query row i may see keys 0 .. i + diagonal (bottom-right causal)
+  int batch, head, kv_head;  // head: the CTA's query head, or (packed) the first head of its group
+  int m0;           // first row of this CTA, in packed rows when kPack
+  int rows;         // rows of one (batch, CTA head): sq, or sq * group when packed
+  int group;        // query heads per KV head
+  int begin, end;   // K/V blocks to visit: [begin, end), this CTA's chunk
+  int diagonal;     // skv - sq: query i may see keys 0 .. i + diagonal (bottom-right causal)
+  int split, splits;
+
+  __device__ __forceinline__ int query(int local_row) const {
+    return kPack ? evotune_split::packed_query(m0 + local_row, group) : m0 + local_row;
+  }
+  __device__ __forceinline__ int head_of(int local_row) const {
+    return kPack ? head + evotune_split::packed_head_in_group(m0 + local_row, group) : head;
+  }
+  // Output goes to the split workspace (fp32 partials and their LSE), not to O.
+  __device__ __forceinline__ bool partial() const { return kSplits == 1 ? false : kSplits > 1 ? true : splits > 1; }
+  // Global index (batch, head, query) of a tile row in O and the LSE, or -1 past the last row.
+  __device__ __forceinline__ long long output_row(int local_row, int hq, int sq) const {
+    if (m0 + local_row >= rows) return -1;
+    return (static_cast<long long>(batch) * hq + head_of(local_row)) * sq + query(local_row);
+  }
 };
 
-template <int kBlockM, int kBlockN, bool kCausal>
-__device__ __forceinline__ WorkTile make_work_tile(const AttentionParams& p) {
-  WorkTile w;
+template <int kBlockM, int kBlockN, bool kCausal, bool kPack, int kSplits>
+__device__ __forceinline__ WorkTile<kPack, kSplits> make_work_tile(const AttentionParams& p) {
+  WorkTile<kPack, kSplits> w;
+  w.splits = kSplits > 0 ? kSplits : p.splits;
+  const int tile = blockIdx.x / w.splits;
+  w.split = blockIdx.x - tile * w.splits;
   // Causal: the last row tiles see the most keys; hand them out first so that the short tiles fill
   // the tail of the grid instead of the long ones.
-  const int m_block = kCausal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int m_block = kCausal ? gridDim.x / w.splits - 1 - tile : tile;
   w.m0 = m_block * kBlockM;
-  w.head = blockIdx.y;
   w.batch = blockIdx.z;
-  w.kv_head = w.head / (p.hq / p.hkv);  // GQA/MQA: heads share K/V by index, nothing is replicated
-  w.diagonal = p.skv - p.sq;
-  int keys = p.skv;
-  if (kCausal) {
-    // The last row of this tile sees keys up to (m0 + kBlockM - 1) + diagonal.
-    keys = min(p.skv, w.m0 + kBlockM + w.diagonal);
+  w.group = p.hq / p.hkv;
+  if (kPack) {
+    w.kv_head = blockIdx.y;
+    w.head = blockIdx.y * w.group;
+  } else {
+    w.head = blockIdx.y;
+    w.kv_head = w.head / w.group;  // GQA/MQA: heads share K/V by index, nothing is replicated
   }
-  w.n_blocks = (keys + kBlockN - 1) / kBlockN;
+  w.rows = evotune_split::tile_rows(p.sq, w.group, kPack);
+  w.diagonal = p.skv - p.sq;
+  const evotune_split::BlockRange range = evotune_split::tile_blocks(w.m0, kBlockM, w.rows, w.group, kPack, p.sq, p.skv,
+                                                                     kCausal, kBlockN, w.splits, w.split);
+  w.begin = range.begin;
+  w.end = range.end;
   return w;
 }
 
-// How many leading K/V blocks need no masking at all: masked blocks are always a suffix (the end of
-// the keys, and for causal the blocks right of the tile's first row's diagonal). The pipeline runs the
-// two parts as separate loops so the unmasked one carries no masking code.
-template <int kBlockN, bool kCausal>
-__device__ __forceinline__ int unmasked_blocks(const WorkTile& w, int skv) {
+// Blocks below this index need no masking at all: masked blocks are always a suffix (the end of the
+// keys, and for causal the blocks right of the tile's first row's diagonal). The pipeline runs the two
+// parts as separate code paths so the unmasked one carries no masking code.
+template <int kBlockN, bool kCausal, class Tile>
+__device__ __forceinline__ int unmasked_blocks(const Tile& w, int skv) {
   int full = skv / kBlockN;
-  if (kCausal) full = min(full, (w.m0 + w.diagonal + 1) / kBlockN);
-  return min(full, w.n_blocks);
+  if (kCausal) full = min(full, (w.query(0) + w.diagonal + 1) / kBlockN);
+  return full;
 }
 
-// Element (row, key) is visible. Padded keys and keys right of the diagonal get -inf, never zero.
+// Element (query, key) is visible. Padded keys and keys right of the diagonal get -inf, never zero.
 template <bool kCausal>
-__device__ __forceinline__ bool key_visible(int row, int key, int skv, int diagonal) {
-  return key < skv && (!kCausal || key <= row + diagonal);
+__device__ __forceinline__ bool key_visible(int query, int key, int skv, int diagonal) {
+  return key < skv && (!kCausal || key <= query + diagonal);
 }
 
 template <typename T>
@@ -157,6 +211,39 @@ __device__ __forceinline__ const T* head_ptr(const void* base, int batch, int he
 // (m is the running max in the log2 domain).
 __device__ __forceinline__ float finish_lse(float row_max_log2, float row_sum) {
   return row_sum > 0.0f ? (row_max_log2 + __log2f(row_sum)) * kLn2 : -CUDART_INF_F;
+}
+
+// The epilogue's writes, shared by every mainloop: a row's output goes to O (as T), or, when the CTA
+// holds one chunk of a split, to the fp32 split workspace, normalized by the chunk's own sum; its LSE to
+// the LSE output (when asked for) or to the workspace (always: the combine needs it).
+template <typename T, int D, class Tile>
+__device__ __forceinline__ void store_output_pair(const Tile& w, const AttentionParams& p, long long row, int col,
+                                                  float a, float b) {
+  if (w.partial()) {
+    const long long rows = static_cast<long long>(p.b) * p.hq * p.sq;
+    *reinterpret_cast<float2*>(p.partial_o + (w.split * rows + row) * D + col) = make_float2(a, b);
+  } else {
+    *reinterpret_cast<typename Element<T>::Pair*>(static_cast<T*>(p.o) + row * D + col) = Element<T>::pack(a, b);
+  }
+}
+
+template <typename T, int D, class Tile>
+__device__ __forceinline__ void store_output(const Tile& w, const AttentionParams& p, long long row, int col, float a) {
+  if (w.partial()) {
+    const long long rows = static_cast<long long>(p.b) * p.hq * p.sq;
+    p.partial_o[(w.split * rows + row) * D + col] = a;
+  } else {
+    static_cast<T*>(p.o)[row * D + col] = static_cast<T>(a);
+  }
+}
+
+template <class Tile>
+__device__ __forceinline__ void store_lse(const Tile& w, const AttentionParams& p, long long row, float lse) {
+  if (w.partial()) {
+    p.partial_lse[w.split * (static_cast<long long>(p.b) * p.hq * p.sq) + row] = lse;
+  } else if (p.lse != nullptr) {
+    p.lse[row] = lse;
+  }
 }
 
 // In-kernel timer: with EVOTUNE_CTA_CLOCK, each CTA records how many SM clock cycles it ran.

@@ -1,6 +1,10 @@
 #pragma once
 // Tensor-core mainloop: mma.sync m16n8k16 (fp32 accumulate) with ldmatrix operand loads.
-// Each warp owns kWarpRows = block_m / warps query rows (one or two 16-row MMA tiles). S = Q.K^T and
+// The warps form (warps / kv_warps) row groups x kv_warps key groups: a warp owns kWarpRows query rows
+// (one or two 16-row MMA tiles) and, of each K/V block, kWarpKeys = block_n / kv_warps keys, with its own
+// online softmax over them. Key groups exist for tiles with few rows (decode): every warp then has work,
+// and the epilogue merges the key groups' row statistics and outputs through shared memory, with the
+// same rule as the split-KV combine. S = Q.K^T and
 // the running O live in registers in the MMA accumulator layout; the probabilities P are converted to
 // 16-bit in registers and reused directly as the A operand of P.V (the C layout of two adjacent n8
 // tiles is the A layout of one k16 tile), so S and P never touch shared memory.
@@ -46,9 +50,12 @@ struct MmaMainloop {
   using Layout = typename Cfg::Layout;
   static constexpr int D = Cfg::D;
   static constexpr int kBlockN = Cfg::kBlockN;
-  static constexpr int kWarpRows = Cfg::kBlockM / Cfg::kWarps;
+  static constexpr int kKvWarps = Cfg::kKvWarps;
+  static constexpr int kRowWarps = Cfg::kWarps / kKvWarps;
+  static constexpr int kWarpRows = Cfg::kBlockM / kRowWarps;
+  static constexpr int kWarpKeys = kBlockN / kKvWarps;
   static constexpr int kMTiles = kWarpRows / 16;
-  static constexpr int kNTiles = kBlockN / 8;
+  static constexpr int kNTiles = kWarpKeys / 8;
   static constexpr int kDTiles = D / 8;
   static constexpr int kKSteps = D / 16;
   // Q's fragments (D/16 x 4 registers per 16-row tile) either stay in registers for the whole loop, or
@@ -57,7 +64,7 @@ struct MmaMainloop {
   static constexpr bool kQInRegisters = Cfg::kQInRegisters;
   static_assert(!kQInRegisters || kMTiles == 1, "Q fragments in registers need one 16-row tile per warp");
   static_assert(kWarpRows % 16 == 0 && (kMTiles == 1 || kMTiles == 2), "a warp owns 16 or 32 rows");
-  static_assert(kBlockN % 16 == 0 && D % 16 == 0, "MMA tiles are 16 wide");
+  static_assert(Cfg::kWarps % kKvWarps == 0 && kWarpKeys % 16 == 0 && D % 16 == 0, "MMA tiles are 16 wide");
   static constexpr int kScratchBytes = 0;
 
   float o[kMTiles][kDTiles][4];
@@ -65,9 +72,10 @@ struct MmaMainloop {
   float row_sum[kMTiles][2];  // this thread's partial sums; reduced over the quad at the end
   unsigned q_frag[kQInRegisters ? kKSteps : 1][4];
   const T* q_smem;
-  int warp, lane;
+  int row_warp, key_warp, lane;  // this warp's row group and key group
 
-  __device__ __forceinline__ MmaMainloop() : warp(threadIdx.x / 32), lane(threadIdx.x % 32) {
+  __device__ __forceinline__ MmaMainloop()
+      : row_warp(threadIdx.x / 32 / kKvWarps), key_warp(threadIdx.x / 32 % kKvWarps), lane(threadIdx.x % 32) {
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
@@ -78,7 +86,7 @@ struct MmaMainloop {
   }
 
   __device__ __forceinline__ const T* q_fragment_address(int mt, int kk) const {
-    return q_smem + Layout::offset(warp * kWarpRows + mt * 16 + (lane & 15), kk * 16 + (lane >> 4) * 8);
+    return q_smem + Layout::offset(row_warp * kWarpRows + mt * 16 + (lane & 15), kk * 16 + (lane >> 4) * 8);
   }
 
   __device__ __forceinline__ void load_q(const T* smem) {
@@ -123,7 +131,8 @@ struct MmaMainloop {
 #pragma unroll
       for (int np = 0; np < kNTiles / 2; ++np) {
         unsigned b[4];
-        ldmatrix_x4(b, k_smem + Layout::offset(np * 16 + (lane & 7) + ((lane >> 4) << 3), kk * 16 + ((lane >> 3) & 1) * 8));
+        ldmatrix_x4(b, k_smem + Layout::offset(key_warp * kWarpKeys + np * 16 + (lane & 7) + ((lane >> 4) << 3),
+                                               kk * 16 + ((lane >> 3) & 1) * 8));
 #pragma unroll
         for (int mt = 0; mt < kMTiles; ++mt) {
           mma_16816<T>(acc[set][mt][2 * np], a[mt], b[0], b[1]);
@@ -143,8 +152,10 @@ struct MmaMainloop {
     }
   }
 
+  using Tile = typename Cfg::Tile;
+
   template <bool kMasked>
-  __device__ __forceinline__ void compute_block(const T* k_smem, const T* v_smem, int n0, const WorkTile& w,
+  __device__ __forceinline__ void compute_block(const T* k_smem, const T* v_smem, int n0, const Tile& w,
                                                 const AttentionParams& p) {
     Scores s;
     compute_scores(s, k_smem);
@@ -154,7 +165,7 @@ struct MmaMainloop {
 
   // The online-softmax update with block scores s, then O += P.V.
   template <bool kMasked>
-  __device__ __forceinline__ void softmax_and_pv(Scores& s, const T* v_smem, int n0, const WorkTile& w,
+  __device__ __forceinline__ void softmax_and_pv(Scores& s, const T* v_smem, int n0, const Tile& w,
                                                  const AttentionParams& p) {
     // Online softmax. Thread holds rows (lane/4) and (lane/4 + 8) of each 16-row tile. The running max
     // is kept on the raw scores (the scale is positive, so the max commutes with it); one FFMA per
@@ -165,13 +176,14 @@ struct MmaMainloop {
     for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int row = w.m0 + warp * kWarpRows + mt * 16 + (lane >> 2) + h * 8;
         if constexpr (kMasked) {
+          const int query = w.query(row_warp * kWarpRows + mt * 16 + (lane >> 2) + h * 8);
 #pragma unroll
           for (int nt = 0; nt < kNTiles; ++nt) {
 #pragma unroll
             for (int e = 0; e < 2; ++e) {
-              if (!key_visible<Cfg::kCausal>(row, n0 + nt * 8 + (lane & 3) * 2 + e, p.skv, w.diagonal)) {
+              if (!key_visible<Cfg::kCausal>(query, n0 + key_warp * kWarpKeys + nt * 8 + (lane & 3) * 2 + e, p.skv,
+                                            w.diagonal)) {
                 s[mt][nt][2 * h + e] = -CUDART_INF_F;
               }
             }
@@ -218,7 +230,7 @@ struct MmaMainloop {
 
     // O += P.V, P from registers.
 #pragma unroll
-    for (int kc = 0; kc < kBlockN / 16; ++kc) {
+    for (int kc = 0; kc < kWarpKeys / 16; ++kc) {
       unsigned a[kMTiles][4];
 #pragma unroll
       for (int mt = 0; mt < kMTiles; ++mt) {
@@ -230,7 +242,8 @@ struct MmaMainloop {
 #pragma unroll
       for (int dp = 0; dp < kDTiles / 2; ++dp) {
         unsigned b[4];
-        ldmatrix_x4_trans(b, v_smem + Layout::offset(kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8, dp * 16 + (lane >> 4) * 8));
+        ldmatrix_x4_trans(b, v_smem + Layout::offset(key_warp * kWarpKeys + kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8,
+                                                     dp * 16 + (lane >> 4) * 8));
 #pragma unroll
         for (int mt = 0; mt < kMTiles; ++mt) {
           mma_16816<T>(o[mt][2 * dp], a[mt], b[0], b[1]);
@@ -241,8 +254,75 @@ struct MmaMainloop {
     if constexpr (Cfg::kFullBarrier) __syncthreads();
   }
 
-  __device__ __forceinline__ void epilogue(const WorkTile& w, const AttentionParams& p, void*) {
-    T* out = static_cast<T*>(p.o) + (static_cast<long long>(w.batch) * p.hq + w.head) * p.sq * D;
+  // Shared memory the key groups' merge needs (floats per lane: O, then max and sum per row half), in
+  // the K/V buffers, which the pipeline hands over once every warp is done with them.
+  static constexpr int kMergeFloats = kMTiles * kDTiles * 4 + kMTiles * 4;
+  static constexpr int kMergeBytes = (kKvWarps - 1) * kRowWarps * kMergeFloats * 32 * 4;
+  static_assert(kMergeBytes <= 2 * Cfg::kStages * Layout::elements(kBlockN) * 2,
+                "the key groups' merge fits in the K/V buffers (the host rule, attention_family.cpp)");
+
+  // Key groups 1.. hand their row max, partial sums and O to key group 0 of their row group, which
+  // rescales both to the larger max and adds (split_kv.h's combine rule, on unnormalized rows). The
+  // warps of a row group share the accumulator layout, so a lane's values go to the same lane: stored
+  // lane-minor, no bank conflicts.
+  __device__ __forceinline__ bool merge_key_groups(const AttentionParams& p, void* reusable_smem) {
+    float* slots = static_cast<float*>(reusable_smem);
+    auto slot = [&](int group) { return slots + (row_warp * (kKvWarps - 1) + group - 1) * kMergeFloats * 32 + lane; };
+    if (key_warp > 0) {
+      float* mine = slot(key_warp);
+      int i = 0;
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+        for (int dt = 0; dt < kDTiles; ++dt) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) mine[(i++) * 32] = o[mt][dt][e];
+        }
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          mine[(i++) * 32] = row_max[mt][h];
+          mine[(i++) * 32] = row_sum[mt][h];
+        }
+      }
+    }
+    __syncthreads();
+    if (key_warp > 0) return false;
+    const float scale_log2 = p.softmax_scale * kLog2e;
+#pragma unroll 1
+    for (int group = 1; group < kKvWarps; ++group) {
+      const float* theirs = slot(group);
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt) {
+        const int base = mt * (kDTiles * 4 + 4);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const float their_max = theirs[(base + kDTiles * 4 + 2 * h) * 32];
+          const float their_sum = theirs[(base + kDTiles * 4 + 2 * h + 1) * 32];
+          const float new_max = fmaxf(row_max[mt][h], their_max);
+          const float reference = new_max == -CUDART_INF_F ? 0.0f : new_max * scale_log2;
+          const float mine_scale = exp2f(row_max[mt][h] * scale_log2 - reference);
+          const float their_scale = exp2f(their_max * scale_log2 - reference);
+          row_sum[mt][h] = row_sum[mt][h] * mine_scale + their_sum * their_scale;
+          row_max[mt][h] = new_max;
+#pragma unroll
+          for (int dt = 0; dt < kDTiles; ++dt) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              o[mt][dt][2 * h + e] = o[mt][dt][2 * h + e] * mine_scale + theirs[(base + dt * 4 + 2 * h + e) * 32] * their_scale;
+            }
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  // Rows normalized by their softmax sum, written through common.cuh (to O, or to the split workspace).
+  // reusable_smem: the K/V buffers, free once the pipeline calls this.
+  __device__ __forceinline__ void epilogue(const Tile& w, const AttentionParams& p, void* reusable_smem) {
+    if constexpr (kKvWarps > 1) {
+      if (!merge_key_groups(p, reusable_smem)) return;  // this warp's keys are in key group 0's rows now
+    }
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
@@ -251,17 +331,14 @@ struct MmaMainloop {
         sum += __shfl_xor_sync(0xffffffffu, sum, 1);
         sum += __shfl_xor_sync(0xffffffffu, sum, 2);
         const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
-        const int row = w.m0 + warp * kWarpRows + mt * 16 + (lane >> 2) + h * 8;
-        if (row < p.sq) {
+        const long long row = w.output_row(row_warp * kWarpRows + mt * 16 + (lane >> 2) + h * 8, p.hq, p.sq);
+        if (row >= 0) {
 #pragma unroll
           for (int dt = 0; dt < kDTiles; ++dt) {
-            *reinterpret_cast<typename Element<T>::Pair*>(out + static_cast<long long>(row) * D + dt * 8 + (lane & 3) * 2) =
-                Element<T>::pack(o[mt][dt][2 * h] * inverse, o[mt][dt][2 * h + 1] * inverse);
+            store_output_pair<T, D>(w, p, row, dt * 8 + (lane & 3) * 2, o[mt][dt][2 * h] * inverse,
+                                    o[mt][dt][2 * h + 1] * inverse);
           }
-          if (p.lse != nullptr && (lane & 3) == 0) {
-            p.lse[(static_cast<long long>(w.batch) * p.hq + w.head) * p.sq + row] =
-                finish_lse(row_max[mt][h] * p.softmax_scale * kLog2e, sum);
-          }
+          if ((lane & 3) == 0) store_lse(w, p, row, finish_lse(row_max[mt][h] * p.softmax_scale * kLog2e, sum));
         }
       }
     }

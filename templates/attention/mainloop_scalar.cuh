@@ -47,11 +47,13 @@ struct ScalarMainloop {
     return x;
   }
 
+  using Tile = typename Cfg::Tile;
+
   template <bool kMasked>
-  __device__ __forceinline__ void compute_block(const T* k_smem, const T* v_smem, int n0, const WorkTile& w,
+  __device__ __forceinline__ void compute_block(const T* k_smem, const T* v_smem, int n0, const Tile& w,
                                                 const AttentionParams& p) {
     const float scale_log2 = p.softmax_scale * kLog2e;
-    const int row = w.m0 + row_local;
+    const int query = w.query(row_local);
     float s[kKeysPerThread];
     float block_max = -CUDART_INF_F;
 #pragma unroll
@@ -64,7 +66,7 @@ struct ScalarMainloop {
                Element<T>::to_float(k_smem[Layout::offset(key, c)]);
       }
       float x = dot * scale_log2;
-      if (kMasked && !key_visible<Cfg::kCausal>(row, n0 + key, p.skv, w.diagonal)) x = -CUDART_INF_F;
+      if (kMasked && !key_visible<Cfg::kCausal>(query, n0 + key, p.skv, w.diagonal)) x = -CUDART_INF_F;
       s[i] = x;
       block_max = fmaxf(block_max, x);
     }
@@ -109,20 +111,14 @@ struct ScalarMainloop {
     }
   }
 
-  __device__ __forceinline__ void epilogue(const WorkTile& w, const AttentionParams& p, void*) {
+  __device__ __forceinline__ void epilogue(const Tile& w, const AttentionParams& p, void* /*reusable_smem*/) {
     const float sum = row_reduce(row_sum, [](float a, float b) { return a + b; });
     const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
-    const int row = w.m0 + row_local;
-    if (row >= p.sq) return;
-    T* out = static_cast<T*>(p.o) + ((static_cast<long long>(w.batch) * p.hq + w.head) * p.sq + row) * D;
+    const long long row = w.output_row(row_local, p.hq, p.sq);
+    if (row < 0) return;
 #pragma unroll
-    for (int i = 0; i < kColsPerThread; ++i) {
-      const float value = o[i] * inverse;
-      out[part + i * kThreadsPerRow] = static_cast<T>(value);
-    }
-    if (p.lse != nullptr && part == 0) {
-      p.lse[(static_cast<long long>(w.batch) * p.hq + w.head) * p.sq + row] = finish_lse(row_max, sum);
-    }
+    for (int i = 0; i < kColsPerThread; ++i) store_output<T, D>(w, p, row, part + i * kThreadsPerRow, o[i] * inverse);
+    if (part == 0) store_lse(w, p, row, finish_lse(row_max, sum));
   }
 };
 

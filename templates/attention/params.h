@@ -9,6 +9,12 @@ struct AttentionParams {
   void* o;        // [b, hq, sq, d]
   float* lse;     // [b, hq, sq] natural-log log-sum-exp of the scaled scores, or null
   unsigned long long* cta_cycles;  // clock64 cycles per CTA (kernels built with EVOTUNE_CTA_CLOCK), or null
+  // Split-KV workspace (splits > 1): each chunk's output rows in fp32, normalized by the chunk's own
+  // softmax sum, [splits][b * hq * sq][d], and their LSE, [splits][b * hq * sq]; the combine kernel
+  // reads them. Sized by the host's launch plan (attention_family.h).
+  float* partial_o;
+  float* partial_lse;
   int b, hq, hkv, sq, skv;
+  int splits;           // K/V chunks per (query tile, head, batch): the launch plan's, 1 = no split
   float softmax_scale;  // multiplies Q.K before the softmax; usually 1/sqrt(d)
 };

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Issue 11's GPU evidence (decode and short-query attention: split-KV, packed GQA, problem-aware
+# defaults), on the device machine, in one call:
+#   scripts/gpu_decode.sh [BUILD_DIR] [OUT_DIR] [STEP...]
+# Steps (default: all, in this order):
+#   machine    GPU, driver, CPU count, the build's source commit
+#   gpu_tests  the GPU tests (split-KV, packed GQA and the launcher's split among them)
+#   search     a search per problem (the issue's five, then the shapes beyond the list), fresh cubin cache
+#              each; budget $DECODE_BUDGET (default 160; $EXTRA_BUDGET, default 100, for the extra shapes)
+#   bench      per problem, interleaved in $BENCH_ROUNDS rounds (default 3): `evotune bench` without --config (the problem-aware
+#              default) and with the search's confirmed winner, so both are timed in this call, side by side
+#   sdpa       PyTorch SDPA, flash and cuDNN backends, the same problems, timed the way evotune times
+#              (scripts/compare_sdpa.py: L2 flushed per sample, short calls as CUDA graphs of back-to-back calls)
+#   summary    summary.json: one row per problem, {problem, default_us, best_us, best_config, sdpa_flash_us,
+#              sdpa_cudnn_us, ...} (scripts/decode_summary.py)
+# Problems: $DECODE_PROBLEMS and $EXTRA_PROBLEMS (space-separated) override the lists below. Every output
+# goes under OUT_DIR (default $OUT, else gpu-results/); with $OUT set, OUT_DIR is packed into
+# $OUT/results.tgz after every step so that a call cut off still returns what finished.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build-device}"
+out="${2:-${OUT:-gpu-results}}/decode"
+shift $(($# < 2 ? $# : 2))
+steps=("$@")
+[[ ${#steps[@]} -gt 0 ]] || steps=(machine gpu_tests search bench sdpa summary)
+mkdir -p "$out"
+export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export EVOTUNE_SOURCE_DIR="$PWD"
+evotune="$build/cli/evotune"
+python=python3
+python3 -c "import torch" 2>/dev/null || python=/opt/torch/.venv/bin/python3
+
+# The issue's five rows, then shapes beyond them (the rules must be general): 8 heads per KV head, MHA
+# decode (nothing to pack) with d=64, a group of 7 (not a power of two) with odd lengths, MQA decode.
+read -ra problems <<<"${DECODE_PROBLEMS:-b=32,hq=32,hkv=8,sq=1,skv=4096,d=128,causal=0,dtype=fp16 b=8,hq=32,hkv=8,sq=1,skv=16384,d=128,causal=0,dtype=bf16 b=1,hq=32,hkv=8,sq=1,skv=2048,d=128,causal=0,dtype=fp16 b=1,hq=32,hkv=8,sq=128,skv=4096,d=128,causal=1,dtype=bf16 b=4,hq=64,hkv=8,sq=1,skv=4096,d=128,causal=0,dtype=bf16}"
+read -ra extras <<<"${EXTRA_PROBLEMS:-b=16,hq=32,hkv=4,sq=1,skv=8192,d=128,causal=0,dtype=bf16 b=2,hq=16,hkv=16,sq=1,skv=32768,d=64,causal=0,dtype=fp16 b=1,hq=28,hkv=4,sq=61,skv=2000,d=128,causal=1,dtype=fp16 b=2,hq=8,hkv=1,sq=1,skv=5000,d=128,causal=0,dtype=bf16}"
+budget="${DECODE_BUDGET:-160}"
+extra_budget="${EXTRA_BUDGET:-100}"
+slug() { echo "$1" | tr ',=' '_-'; }
+
+pack() { [[ -n "${OUT:-}" ]] && tar czf "$OUT/results.tgz" -C "$(dirname "$out")" "$(basename "$out")"; true; }
+status=0
+for s in "${steps[@]}"; do
+  start=$SECONDS
+  case "$s" in
+    machine)
+      { date -u +"%Y-%m-%dT%H:%M:%SZ"
+        nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
+        echo "cpus: $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"
+        echo "source: $(tr '\n' ' ' <"$build/source_commit.txt")"
+        "$evotune" --version; } >"$out/machine.txt" 2>&1 ;;
+    gpu_tests)
+      "$build/tests/evotune_tests" --gtest_color=no --gtest_filter='Gpu*' >"$out/gpu_tests.txt" 2>&1 || status=1
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$out/gpu_tests.txt" ;;
+    search)
+      for p in "${problems[@]}" "${extras[@]}"; do
+        b="$budget"
+        [[ " ${extras[*]} " == *" $p "* ]] && b="$extra_budget"
+        dir="$out/search/$(slug "$p")"
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        cmd=("$evotune" --cache-dir "$dir/cache" search --problem "$p" --db "$out/decode.db" --devices 0
+             --budget "$b" --evo offspring=16 --lookahead 3 --history 0 --summary-json "$dir/summary.json")
+        { echo "\$ ${cmd[*]}"; timeout 300 "${cmd[@]}"; echo "exit code $?"; } >"$dir/search.txt" 2>&1 || status=1
+        rm -rf "$dir/cache"
+        echo "$p: $(grep -E '^run [0-9]+:' "$dir/search.txt" | head -1)"
+        grep -E '^winner:' "$dir/search.txt"
+      done
+      "$python" -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' \
+        "$out/decode.db" ;;
+    bench)
+      # Default and winner, interleaved over 3 rounds; bench picks the default itself when given no --config.
+      rm -f "$out/bench.jsonl"
+      for round in $(seq 1 "${BENCH_ROUNDS:-3}"); do
+        for p in "${problems[@]}" "${extras[@]}"; do
+          summary="$out/search/$(slug "$p")/summary.json"
+          winner=$("$python" -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s.get("confirmed_best_config") or s.get("best_config") or "")' "$summary" 2>/dev/null)
+          for which in default best; do
+            cmd=("$evotune" bench --problem "$p" --no-baseline --reps 50 --json)
+            if [[ $which == best ]]; then
+              [[ -n "$winner" ]] || continue
+              cmd+=(--config "$winner")
+            fi
+            "${cmd[@]}" 2>>"$out/bench_stderr.txt" \
+              | "$python" -c 'import json,sys; r=json.load(sys.stdin); r["which"]=sys.argv[1]; r["round"]=int(sys.argv[2]); print(json.dumps(r))' \
+                "$which" "$round" >>"$out/bench.jsonl" || status=1
+          done
+        done
+      done
+      wc -l "$out/bench.jsonl" ;;
+    sdpa)
+      args=()
+      for p in "${problems[@]}" "${extras[@]}"; do args+=(--problem "$p"); done
+      "$python" scripts/compare_sdpa.py "${args[@]}" --backends flash,cudnn --csv "$out/sdpa.csv" \
+        --markdown "$out/sdpa.md" >"$out/sdpa.txt" 2>&1 || status=1
+      tail -n 25 "$out/sdpa.txt" ;;
+    summary)
+      "$python" scripts/decode_summary.py "$out" "${#problems[@]}" >"$out/summary.json" 2>"$out/summary.txt" || status=1
+      cat "$out/summary.txt" ;;
+    *) echo "gpu_decode: unknown step '$s'" >&2; exit 2 ;;
+  esac
+  echo "== $s: $((SECONDS - start)) s"
+  pack
+done
+exit $status

@@ -1,0 +1,69 @@
+#pragma once
+// The second kernel of a split-KV launch: merges each row's chunks (fp32 partial outputs, each
+// normalized by its chunk's own softmax sum, and their LSEs) into O and the LSE, weighing chunk s by
+// exp(lse_s - lse) (split_kv.h). One warp per row: lanes spread over the chunks for the LSE reductions
+// and over the head dim (D / 32 consecutive fp32 columns each, one vector load) for the sum. The same
+// for every mainloop: every mainloop writes its partials through common.cuh's store functions.
+#include "attention/common.cuh"
+
+namespace evotune_attention {
+
+constexpr int kCombineThreads = 128;  // rows per CTA: kCombineThreads / 32
+
+template <typename T, int D>
+__device__ __forceinline__ void combine_row(const AttentionParams& p) {
+  static_assert(D == 64 || D == 128, "a lane holds D / 32 columns in one vector");
+  constexpr int kCols = D / 32;
+  const long long rows = static_cast<long long>(p.b) * p.hq * p.sq;
+  const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  if (row >= rows) return;  // whole warps: the shuffles below see all 32 lanes
+
+  float max_lse = -CUDART_INF_F;
+  for (int s = lane; s < p.splits; s += 32) max_lse = fmaxf(max_lse, p.partial_lse[s * rows + row]);
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) max_lse = fmaxf(max_lse, __shfl_xor_sync(0xffffffffu, max_lse, offset));
+  float sum = 0.0f;
+  for (int s = lane; s < p.splits; s += 32) sum += evotune_split::combine_weight(p.partial_lse[s * rows + row], max_lse);
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
+
+  float acc[kCols];
+#pragma unroll
+  for (int c = 0; c < kCols; ++c) acc[c] = 0.0f;
+  for (int s = 0; s < p.splits; ++s) {
+    const float weight = evotune_split::combine_weight(p.partial_lse[s * rows + row], max_lse) * inverse;
+    if (weight == 0.0f) continue;  // an empty chunk (uniform across the warp: one row per warp)
+    const float* src = p.partial_o + (s * rows + row) * D + lane * kCols;
+    if constexpr (kCols == 4) {
+      const float4 x = *reinterpret_cast<const float4*>(src);
+      acc[0] += weight * x.x;
+      acc[1] += weight * x.y;
+      acc[2] += weight * x.z;
+      acc[3] += weight * x.w;
+    } else {
+      const float2 x = *reinterpret_cast<const float2*>(src);
+      acc[0] += weight * x.x;
+      acc[1] += weight * x.y;
+    }
+  }
+  T* out = static_cast<T*>(p.o) + row * D + lane * kCols;
+#pragma unroll
+  for (int c = 0; c < kCols; c += 2) {
+    *reinterpret_cast<typename Element<T>::Pair*>(out + c) = Element<T>::pack(acc[c], acc[c + 1]);
+  }
+  if (p.lse != nullptr && lane == 0) p.lse[row] = evotune_split::combine_lse(max_lse, sum);
+}
+
+}  // namespace evotune_attention
+
+// The combine kernel of a module that may split: one per module, with C linkage, so that every loader
+// (the search's workers, bench, the launcher) finds it by the fixed name `attention_combine` without a
+// lowered name to carry around. The compile request appends this macro with the problem's type and
+// head dim only for configs that can split (attention_family.cpp).
+#define EVOTUNE_ATTENTION_COMBINE(T, D)                                                                       \
+  extern "C" __global__ void __launch_bounds__(evotune_attention::kCombineThreads)                            \
+      attention_combine(const __grid_constant__ AttentionParams p) {                                          \
+    evotune_attention::combine_row<T, D>(p);                                                                  \
+  }
