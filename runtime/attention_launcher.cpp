@@ -97,7 +97,9 @@ AttentionLauncher::AttentionLauncher(std::string_view config, int head_dim, bool
   m.registers = prepared.resources.registers;
   m.module.emplace(*prepared.cubin, m.config_text);
   m.kernel.emplace(m.module->kernel(prepared.kernel_name));
-  if (m.config.at("splits") != 1) m.combine.emplace(m.module->kernel("attention_combine"));
+  if (m.config.at("splits") != 1 && m.config.at("combine") == attention::kCombineKernel) {
+    m.combine.emplace(m.module->kernel("attention_combine"));
+  }
   m.kernel->set_max_dynamic_shared_bytes(attention::shared_bytes(m.config, m.compiled_for));
   m.softmax_scale = options.softmax_scale;
 }
@@ -159,6 +161,8 @@ void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdev
   if (plan.workspace_bytes > 0 && (!m.workspace || m.workspace->bytes() < plan.workspace_bytes)) {
     m.workspace.reset();  // free the smaller one first: the device may not hold both
     m.workspace.emplace(plan.workspace_bytes, "split-KV workspace of the attention launcher");
+    // The tile counters of combine=last_cta start at zero (each launch leaves them there).
+    EVOTUNE_CU(cuMemsetD8(m.workspace->get(), 0, plan.workspace_bytes), "zeroing the split-KV workspace");
   }
   attention::bind_split_workspace(params, plan, shape.d, m.workspace ? m.workspace->get() : 0);
   void* args[] = {&params};

@@ -69,7 +69,7 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
   EXPECT_EQ(c.at("block_n"), default_config().at("block_n"));  // not given: default
   EXPECT_EQ(format(c),
             "mma=scalar,block_m=64,block_n=128,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8,q_frags=smem,"
-            "min_ctas=1,overlap=off,qk_split=1,kv_warps=1,splits=1,pack_gqa=off");
+            "min_ctas=1,overlap=off,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off");
   EXPECT_EQ(parse_config(format(c)), c);
   EXPECT_EQ(Config::from_key(c.key()), c);
   EXPECT_THROW(Config::from_key("block_m=big"), UsageError);
@@ -168,6 +168,14 @@ TEST(AttentionLaunchPlan, SplitsFillTheGpuOnlyWhenTheGridDoesNot) {
   EXPECT_EQ(launch_plan(decode, big_decode, h100).splits, 1);
   EXPECT_FALSE(launch_plan(decode, big_decode, h100).combine.has_value());
   EXPECT_EQ(launch_plan(parse_config("splits=auto"), Problem::parse("b=4,hq=16,sq=4096,d=128"), h100).splits, 1);
+  // combine=last_cta: no second kernel; a counter per tile after the partials instead.
+  Config last_cta = decode;
+  last_cta.set("combine", kCombineLastCta);
+  const LaunchPlan fused = launch_plan(last_cta, small_decode, h100);
+  EXPECT_FALSE(fused.combine.has_value());
+  EXPECT_EQ(fused.counters, 8u);  // one 16-row tile x 8 KV heads x 1 batch
+  EXPECT_EQ(fused.workspace_bytes, split_workspace_bytes(small_decode, fused.splits) + 8 * 4);
+  EXPECT_NE(invalid_reason(parse_config("combine=last_cta"), small_decode, h100), std::nullopt);  // splits=1
   // A fixed count is used as it is.
   EXPECT_EQ(launch_plan(parse_config("block_m=16,warps=1,splits=3"), small_decode, h100).splits, 3);
   // Unpacked: one CTA row per query head.
@@ -183,6 +191,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(decode.at("warps"), 4);
   EXPECT_EQ(decode.at("kv_warps"), 4);  // four warps on one 16-row tile: they split the keys
   EXPECT_EQ(decode.at("splits"), kAutoSplits);
+  EXPECT_EQ(decode.at("combine"), kCombineLastCta);
   // 8 heads per KV head: still 16 rows.
   EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=64,hkv=8,sq=1,skv=4096,d=128"), h100).at("block_m"), 16);
   // A short query chunk of 4 heads: 40 x 4 = 160 packed rows, capped at 128.
@@ -262,7 +271,7 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
       parse_config("mma=mma_sync,block_m=64,block_n=64,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16"),
       parse_config("mma=scalar,block_m=32,block_n=32,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16"),
       parse_config("mma=mma_sync,block_m=128,block_n=32,warps=8,stages=3,barrier=full,smem_layout=padded,vec_bytes=8"),
-      parse_config("mma=mma_sync,block_m=32,block_n=64,warps=4,stages=2,kv_warps=2"),
+      parse_config("mma=mma_sync,block_m=32,block_n=64,warps=4,stages=2,kv_warps=2,splits=2"),
   };
   struct Pair {
     std::string what;

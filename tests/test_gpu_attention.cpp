@@ -268,6 +268,12 @@ TEST(GpuAttention, SplitKvAndPackedGqaMatchTheReference) {
       {"b=2,hq=6,hkv=1,sq=9,skv=130,d=128,causal=1,dtype=fp16",
        "block_m=32,warps=4,kv_warps=2,block_n=64,stages=3,q_frags=regs,overlap=on,pack_gqa=on,splits=2"},
       {"b=1,hq=2,sq=70,skv=70,d=128,causal=1,dtype=bf16", "block_m=32,warps=4,kv_warps=4,block_n=64,stages=2,splits=1"},
+      // combine=last_cta: the tile's last CTA merges (decode with auto, causal chunk with empty chunks, kv_warps)
+      {"b=2,hq=32,hkv=8,sq=1,skv=1000,d=128,causal=0,dtype=fp16", "block_m=16,warps=4,kv_warps=4,block_n=64,stages=3,pack_gqa=on,splits=auto,combine=last_cta"},
+      {"b=1,hq=2,hkv=1,sq=200,skv=200,d=64,causal=1,dtype=bf16", "block_m=32,warps=2,block_n=16,stages=2,splits=8,combine=last_cta,pack_gqa=on"},
+      {"b=3,hq=64,hkv=8,sq=1,skv=777,d=64,causal=1,dtype=bf16", "block_m=32,warps=4,kv_warps=2,block_n=64,stages=2,pack_gqa=on,splits=6,combine=last_cta"},
+      {"b=1,hq=8,hkv=2,sq=5,skv=300,d=64,causal=1,dtype=fp16",
+       "mma=scalar,block_m=32,block_n=32,warps=4,stages=2,pack_gqa=on,splits=3,combine=last_cta"},
       // the scalar mainloop through the same split and packing
       {"b=1,hq=8,hkv=2,sq=5,skv=300,d=64,causal=1,dtype=fp16",
        "mma=scalar,block_m=32,block_n=32,warps=4,stages=2,pack_gqa=on,splits=3"},

@@ -16,8 +16,8 @@
 namespace evotune_attention {
 
 template <typename T_, int D_, int kBlockM_, int kBlockN_, int kWarps_, int kStages_, int kBarrier, int kLayout_,
-          int kVecBytes_, int kQFragments, int kOverlap_, int kQkSplit_, int kKvWarps_, int kSplits_, bool kPack_,
-          bool kCausal_>
+          int kVecBytes_, int kQFragments, int kOverlap_, int kQkSplit_, int kKvWarps_, int kSplits_, int kCombine_,
+          bool kPack_, bool kCausal_>
 struct KernelConfig {
   using T = T_;
   static constexpr int D = D_;
@@ -35,6 +35,7 @@ struct KernelConfig {
   static constexpr int kQkSplit = kQkSplit_;  // accumulator sets in Q.K^T (mma_sync)
   static constexpr int kKvWarps = kKvWarps_;  // warps that split each K/V block's keys (mma_sync)
   static constexpr int kSplits = kSplits_;    // 0: the launch plan's count (p.splits)
+  static constexpr bool kCombineInKernel = kCombine_ == 1;  // combine=last_cta
   static constexpr bool kPack = kPack_;
   using Layout = TileLayout<D, kLayout_>;
   using Tile = WorkTile<kPack_, kSplits_>;
@@ -179,6 +180,9 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
   cp_async_wait<0>();
   if constexpr (Cfg::kKvWarps > 1) __syncthreads();  // every warp is done with the K/V buffers
   mainloop.epilogue(w, p, static_cast<void*>(k_smem));
+  if constexpr (Cfg::kCombineInKernel) {
+    if (w.partial()) combine_if_last<T, D, Cfg::kBlockM>(w, p);
+  }
   clock.stop(p);
 }
 
@@ -187,11 +191,12 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
 // kMinCtas: the CTAs per SM the register allocation must allow (__launch_bounds__'s second argument);
 // more resident warps hide more latency, at the price of registers per thread.
 template <typename T, int D, int kMma, int kBlockM, int kBlockN, int kWarps, int kStages, int kBarrier, int kLayout,
-          int kVecBytes, int kQFragments, int kMinCtas, int kOverlap, int kQkSplit, int kKvWarps, int kSplits, bool kPack,
-          bool kCausal>
+          int kVecBytes, int kQFragments, int kMinCtas, int kOverlap, int kQkSplit, int kKvWarps, int kSplits, int kCombine,
+          bool kPack, bool kCausal>
 __global__ void __launch_bounds__(kWarps * 32, kMinCtas) attention_fwd(const __grid_constant__ AttentionParams p) {
   using Cfg = evotune_attention::KernelConfig<T, D, kBlockM, kBlockN, kWarps, kStages, kBarrier, kLayout, kVecBytes,
-                                              kQFragments, kOverlap, kQkSplit, kKvWarps, kSplits, kPack, kCausal>;
+                                              kQFragments, kOverlap, kQkSplit, kKvWarps, kSplits, kCombine, kPack,
+                                              kCausal>;
   if constexpr (kMma == 1) {
     evotune_attention::attention_forward<Cfg, evotune_attention::MmaMainloop<Cfg>>(p);
   } else {

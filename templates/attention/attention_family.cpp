@@ -35,6 +35,8 @@ const std::vector<Parameter>& parameters() {
        "split-KV: K/V chunks per (query tile, head, batch), one CTA each, merged by a combine kernel; auto: "
        "chosen per launch from the problem and the SM count (auto_splits)",
        std::pair<int, std::string>{kAutoSplits, "auto"}},
+      {"combine", {kCombineKernel, kCombineLastCta}, {"kernel", "last_cta"},
+       "split-KV: merge the chunks in a second kernel, or in the CTA that finishes its tile last (one launch)"},
       {"pack_gqa", {0, 1}, {"off", "on"},
        "GQA/MQA: the query heads that share a KV head are one CTA's rows, so K/V are read once per KV head"},
   };
@@ -59,6 +61,7 @@ Config default_config() {
                  {"qk_split", 1},
                  {"kv_warps", 1},
                  {"splits", 1},
+                 {"combine", kCombineKernel},
                  {"pack_gqa", 0}});
 }
 
@@ -90,7 +93,10 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
     c.set("stages", 3);
   }
   // The split count is the launch plan's (auto_splits): split only when the unsplit grid leaves SMs idle.
+  // Where it splits, the call is short and latency-bound, so the chunks merge in the tile's last CTA
+  // rather than in a second kernel launch.
   c.set("splits", kAutoSplits);
+  c.set("combine", kCombineLastCta);
   // A smaller GPU may not hold the tiles: fewer stages, then narrower K/V blocks, until the rules accept it.
   while (invalid_reason(c, p, limits) || excluded_by_default(c, p, limits)) {
     if (c.at("stages") > 2) {
@@ -172,6 +178,7 @@ std::optional<std::string> invalid_reason(const Config& c, const Problem& p, con
   if (c.at("pack_gqa") == 1 && p.group() == 1) {
     return "pack_gqa=on needs GQA/MQA (hq > hkv): with one query head per KV head it is the unpacked kernel";
   }
+  if (c.at("splits") == 1 && c.at("combine") != kCombineKernel) return "combine applies to split-KV (splits != 1)";
   if (const int splits = c.at("splits"); splits > 1) {
     const int kv_blocks = (p.skv + c.at("block_n") - 1) / c.at("block_n");
     if (splits > kv_blocks) {
@@ -258,10 +265,10 @@ std::optional<std::string> rejected_resources(const runtime::ResourceUsage& u) {
 }
 
 std::string name_expression(const Config& c, const Problem& p) {
-  return fmt::format("attention_fwd<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>",
+  return fmt::format("attention_fwd<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>",
                      p.cuda_type(), p.d, c.at("mma"), c.at("block_m"), c.at("block_n"), c.at("warps"), c.at("stages"),
                      c.at("barrier"), c.at("smem_layout"), c.at("vec_bytes"), c.at("q_frags"), c.at("min_ctas"),
-                     c.at("overlap"), c.at("qk_split"), c.at("kv_warps"), c.at("splits"), c.at("pack_gqa") == 1 ? "true" : "false",
+                     c.at("overlap"), c.at("qk_split"), c.at("kv_warps"), c.at("splits"), c.at("combine"), c.at("pack_gqa") == 1 ? "true" : "false",
                      p.causal ? "true" : "false");
 }
 
@@ -270,8 +277,8 @@ runtime::CompileRequest compile_request(const Config& c, const Problem& p, const
   runtime::CompileRequest r;
   r.source_name = "attention.cu";
   r.source = "#include \"attention/attention.cuh\"\n";
-  // A config that can split carries the combine kernel in the same module (combine.cuh).
-  if (c.at("splits") != 1) r.source += fmt::format("EVOTUNE_ATTENTION_COMBINE({}, {})\n", p.cuda_type(), p.d);
+  // A config that can split with a combine kernel carries it in the same module (combine.cuh).
+  if (c.at("splits") != 1 && c.at("combine") == kCombineKernel) r.source += fmt::format("EVOTUNE_ATTENTION_COMBINE({}, {})\n", p.cuda_type(), p.d);
   r.headers = templates::embedded_headers("attention/");
   r.name_expressions = {name_expression(c, p)};
   r.options = {"--use_fast_math"};
@@ -296,7 +303,12 @@ std::size_t split_workspace_bytes(const Problem& p, int splits) {
   return static_cast<std::size_t>(splits) * static_cast<std::size_t>(p.rows()) * (static_cast<std::size_t>(p.d) + 1) * 4;
 }
 
+
 int cta_rows(const Config& c, const Problem& p) { return c.at("pack_gqa") == 1 ? p.sq * p.group() : p.sq; }
+
+long long query_tiles(const Config& c, const Problem& p) {
+  return (cta_rows(c, p) + c.at("block_m") - 1) / c.at("block_m");
+}
 
 long long unsplit_ctas(const Config& c, const Problem& p) {
   const long long tiles = (cta_rows(c, p) + c.at("block_m") - 1) / c.at("block_m");
@@ -355,29 +367,37 @@ void bind_split_workspace(AttentionParams& params, const LaunchPlan& plan, int h
   params.splits = plan.splits;
   params.partial_o = nullptr;
   params.partial_lse = nullptr;
+  params.split_counters = nullptr;
   if (plan.splits > 1) {
     const std::size_t rows = static_cast<std::size_t>(params.b) * params.hq * params.sq;
     params.partial_o = reinterpret_cast<float*>(workspace);
     params.partial_lse = params.partial_o + static_cast<std::size_t>(plan.splits) * rows * head_dim;
+    if (plan.counters > 0) params.split_counters = reinterpret_cast<unsigned*>(params.partial_lse + plan.splits * rows);
   }
 }
 
 LaunchPlan launch_plan(const Config& c, const Problem& p, const DeviceLimits& limits) {
   LaunchPlan plan;
   plan.splits = c.at("splits") == kAutoSplits ? auto_splits(c, p, limits) : c.at("splits");
-  const long long tiles = (cta_rows(c, p) + c.at("block_m") - 1) / c.at("block_m");
-  plan.kernel.grid[0] = static_cast<unsigned>(tiles * plan.splits);
+  plan.kernel.grid[0] = static_cast<unsigned>(query_tiles(c, p) * plan.splits);
   plan.kernel.grid[1] = static_cast<unsigned>(c.at("pack_gqa") == 1 ? p.hkv : p.hq);
   plan.kernel.grid[2] = static_cast<unsigned>(p.b);
   plan.kernel.block[0] = static_cast<unsigned>(threads(c));
   plan.kernel.dynamic_shared_bytes = static_cast<unsigned>(shared_bytes(c, p));
   if (plan.splits > 1) {
-    runtime::LaunchGeometry combine;
-    constexpr long long kRowsPerCombineCta = 4;  // combine.cuh: 128 threads, a warp per row
-    combine.grid[0] = static_cast<unsigned>((p.rows() + kRowsPerCombineCta - 1) / kRowsPerCombineCta);
-    combine.block[0] = 128;
-    plan.combine = combine;
     plan.workspace_bytes = split_workspace_bytes(p, plan.splits);
+    if (c.at("combine") == kCombineKernel) {
+      runtime::LaunchGeometry combine;
+      constexpr long long kRowsPerCombineCta = 4;  // combine.cuh: 128 threads, a warp per row
+      combine.grid[0] = static_cast<unsigned>((p.rows() + kRowsPerCombineCta - 1) / kRowsPerCombineCta);
+      combine.block[0] = 128;
+      plan.combine = combine;
+    } else {
+      // A counter per (query tile, CTA head, batch), after the partials: zero when allocated, and reset
+      // by the last CTA of each tile.
+      plan.counters = static_cast<std::size_t>(query_tiles(c, p) * plan.kernel.grid[1] * plan.kernel.grid[2]);
+      plan.workspace_bytes += plan.counters * 4;
+    }
   }
   return plan;
 }

@@ -20,12 +20,13 @@ enum Mma { kScalar = 0, kMmaSync = 1 };
 enum Barrier { kFullBarrier = 0, kLightBarrier = 1 };
 enum SmemLayout { kPaddedLayout = 0, kSwizzledLayout = 1 };
 enum QFragments { kQInSharedMemory = 0, kQInRegisters = 1 };
+enum Combine { kCombineKernel = 0, kCombineLastCta = 1 };
 constexpr int kAutoSplits = 0;  // splits=auto: the launch plan picks the count (auto_splits)
 // The split workspace a config may ask for (rule); a larger one would be a GPU-memory hazard, not a speedup.
 constexpr std::size_t kMaxSplitWorkspaceBytes = std::size_t{1} << 30;
 
 // mma, block_m, block_n, warps, stages, barrier, smem_layout, vec_bytes, q_frags, min_ctas, overlap,
-// qk_split, kv_warps, splits, pack_gqa (in this order).
+// qk_split, kv_warps, splits, combine, pack_gqa (in this order).
 const std::vector<Parameter>& parameters();
 // The fill for tunables a config text does not name: the hand-picked config for an H100 and b4 hq16
 // s4096 d128 (evidence/results/h100/issue3-attention), unsplit and unpacked, so a config text written
@@ -68,16 +69,17 @@ runtime::CompileRequest compile_request(const Config& config, const Problem& pro
 struct LaunchPlan {
   runtime::LaunchGeometry kernel;
   int splits = 1;
-  std::optional<runtime::LaunchGeometry> combine;  // when splits > 1
-  std::size_t workspace_bytes = 0;                 // when splits > 1
+  std::optional<runtime::LaunchGeometry> combine;  // when splits > 1 and combine=kernel
+  std::size_t workspace_bytes = 0;                 // when splits > 1; must be zeroed when allocated
+  std::size_t counters = 0;                        // combine=last_cta: tile counters at the workspace's end
 };
 LaunchPlan launch_plan(const Config& config, const Problem& problem, const DeviceLimits& limits);
 // The chunk count splits=auto chooses (1: no split).
 int auto_splits(const Config& config, const Problem& problem, const DeviceLimits& limits);
 // Bytes of the split workspace for `splits` chunks (0 for one).
 std::size_t split_workspace_bytes(const Problem& problem, int splits);
-// Points the kernel arguments at a split workspace of plan.workspace_bytes (partial outputs, then their
-// LSEs) and sets the split count; without a split, clears them. Rows come from params (b * hq * sq).
+// Points the kernel arguments at a split workspace of plan.workspace_bytes (partial outputs, their LSEs,
+// then the tile counters of combine=last_cta) and sets the split count; without a split, clears them. Rows come from params (b * hq * sq).
 void bind_split_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim, CUdeviceptr workspace);
 // CTAs of the grid before splitting: query tiles x heads (KV heads when packed) x batch.
 long long unsplit_ctas(const Config& config, const Problem& problem);

@@ -1,5 +1,6 @@
 #pragma once
-// The second kernel of a split-KV launch: merges each row's chunks (fp32 partial outputs, each
+// The merge of a split-KV launch (combine=kernel: a second kernel; combine=last_cta: the tile's last CTA):
+// merges each row's chunks (fp32 partial outputs, each
 // normalized by its chunk's own softmax sum, and their LSEs) into O and the LSE, weighing chunk s by
 // exp(lse_s - lse) (split_kv.h). One warp per row: lanes spread over the chunks for the LSE reductions
 // and over the head dim (D / 32 consecutive fp32 columns each, one vector load) for the sum. The same
@@ -10,21 +11,23 @@ namespace evotune_attention {
 
 constexpr int kCombineThreads = 128;  // rows per CTA: kCombineThreads / 32
 
+// Merges one row's chunks into O and the LSE; a whole warp calls it (the shuffles need all 32 lanes).
+// The partials are read through L2 (ld.cg): with combine=last_cta they were written moments ago by other
+// CTAs, and this SM's L1 must not answer for them.
 template <typename T, int D>
-__device__ __forceinline__ void combine_row(const AttentionParams& p) {
+__device__ __forceinline__ void combine_row(const AttentionParams& p, long long row, int lane) {
   static_assert(D == 64 || D == 128, "a lane holds D / 32 columns in one vector");
   constexpr int kCols = D / 32;
   const long long rows = static_cast<long long>(p.b) * p.hq * p.sq;
-  const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  if (row >= rows) return;  // whole warps: the shuffles below see all 32 lanes
 
   float max_lse = -CUDART_INF_F;
-  for (int s = lane; s < p.splits; s += 32) max_lse = fmaxf(max_lse, p.partial_lse[s * rows + row]);
+  for (int s = lane; s < p.splits; s += 32) max_lse = fmaxf(max_lse, __ldcg(p.partial_lse + s * rows + row));
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) max_lse = fmaxf(max_lse, __shfl_xor_sync(0xffffffffu, max_lse, offset));
   float sum = 0.0f;
-  for (int s = lane; s < p.splits; s += 32) sum += evotune_split::combine_weight(p.partial_lse[s * rows + row], max_lse);
+  for (int s = lane; s < p.splits; s += 32) {
+    sum += evotune_split::combine_weight(__ldcg(p.partial_lse + s * rows + row), max_lse);
+  }
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
   const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
@@ -33,17 +36,17 @@ __device__ __forceinline__ void combine_row(const AttentionParams& p) {
 #pragma unroll
   for (int c = 0; c < kCols; ++c) acc[c] = 0.0f;
   for (int s = 0; s < p.splits; ++s) {
-    const float weight = evotune_split::combine_weight(p.partial_lse[s * rows + row], max_lse) * inverse;
+    const float weight = evotune_split::combine_weight(__ldcg(p.partial_lse + s * rows + row), max_lse) * inverse;
     if (weight == 0.0f) continue;  // an empty chunk (uniform across the warp: one row per warp)
     const float* src = p.partial_o + (s * rows + row) * D + lane * kCols;
     if constexpr (kCols == 4) {
-      const float4 x = *reinterpret_cast<const float4*>(src);
+      const float4 x = __ldcg(reinterpret_cast<const float4*>(src));
       acc[0] += weight * x.x;
       acc[1] += weight * x.y;
       acc[2] += weight * x.z;
       acc[3] += weight * x.w;
     } else {
-      const float2 x = *reinterpret_cast<const float2*>(src);
+      const float2 x = __ldcg(reinterpret_cast<const float2*>(src));
       acc[0] += weight * x.x;
       acc[1] += weight * x.y;
     }
@@ -56,6 +59,28 @@ __device__ __forceinline__ void combine_row(const AttentionParams& p) {
   if (p.lse != nullptr && lane == 0) p.lse[row] = evotune_split::combine_lse(max_lse, sum);
 }
 
+// combine=last_cta: called by every CTA of a split after its epilogue. The chunk that finishes its tile
+// last (a counter per tile, reset by it for the next launch) merges the tile's rows, its warps taking
+// rows in turn. Every thread fences its partial writes before the count, so the last CTA sees them all.
+template <typename T, int D, int kBlockM, class Tile>
+__device__ __forceinline__ void combine_if_last(const Tile& w, const AttentionParams& p) {
+  __threadfence();
+  __syncthreads();  // every thread's partials are out before the tile is counted
+  unsigned done = 0;
+  const unsigned counter = (blockIdx.z * gridDim.y + blockIdx.y) * (gridDim.x / w.splits) + w.tile;
+  if (threadIdx.x == 0) {
+    done = atomicAdd(p.split_counters + counter, 1u);
+    if (done == static_cast<unsigned>(w.splits) - 1) p.split_counters[counter] = 0;  // ready for the next launch
+  }
+  if (!__syncthreads_or(threadIdx.x == 0 && done == static_cast<unsigned>(w.splits) - 1)) return;
+  __threadfence();
+  const int warps = blockDim.x / 32;
+  for (int r = threadIdx.x / 32; r < kBlockM; r += warps) {
+    const long long row = w.output_row(r, p.hq, p.sq);
+    if (row >= 0) combine_row<T, D>(p, row, threadIdx.x % 32);
+  }
+}
+
 }  // namespace evotune_attention
 
 // The combine kernel of a module that may split: one per module, with C linkage, so that every loader
@@ -65,5 +90,6 @@ __device__ __forceinline__ void combine_row(const AttentionParams& p) {
 #define EVOTUNE_ATTENTION_COMBINE(T, D)                                                                       \
   extern "C" __global__ void __launch_bounds__(evotune_attention::kCombineThreads)                            \
       attention_combine(const __grid_constant__ AttentionParams p) {                                          \
-    evotune_attention::combine_row<T, D>(p);                                                                  \
+    const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;            \
+    if (row < static_cast<long long>(p.b) * p.hq * p.sq) evotune_attention::combine_row<T, D>(p, row, threadIdx.x % 32); \
   }

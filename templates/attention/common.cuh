@@ -142,6 +142,7 @@ struct WorkTile {
   int begin, end;   // K/V blocks to visit: [begin, end), this CTA's chunk
   int diagonal;     // skv - sq: query i may see keys 0 .. i + diagonal (bottom-right causal)
   int split, splits;
+  int tile;         // this CTA's query tile (m0 / block_m)
 
   __device__ __forceinline__ int query(int local_row) const {
     return kPack ? evotune_split::packed_query(m0 + local_row, group) : m0 + local_row;
@@ -168,6 +169,7 @@ __device__ __forceinline__ WorkTile<kPack, kSplits> make_work_tile(const Attenti
   // the tail of the grid instead of the long ones.
   const int m_block = kCausal ? gridDim.x / w.splits - 1 - tile : tile;
   w.m0 = m_block * kBlockM;
+  w.tile = m_block;
   w.batch = blockIdx.z;
   w.group = p.hq / p.hkv;
   if (kPack) {
