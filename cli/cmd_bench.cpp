@@ -33,7 +33,8 @@ Measured measure(const attention::Problem& p, harness::TimingSummary t) {
 nlohmann::json to_json(const Measured& m) {
   return {{"median_us", m.timing.median_us}, {"min_us", m.timing.min_us},   {"p10_us", m.timing.p10_us},
           {"p90_us", m.timing.p90_us},       {"mean_us", m.timing.mean_us}, {"batch", m.timing.batch},
-          {"tflops", m.tflops},              {"gbps", m.gbps},              {"samples_us", m.timing.samples_us}};
+          {"graph", m.timing.graph},         {"tflops", m.tflops},          {"gbps", m.gbps},
+          {"samples_us", m.timing.samples_us}};
 }
 
 nlohmann::json to_json(const harness::AttentionCheck& c) {

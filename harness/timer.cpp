@@ -3,8 +3,50 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
+
+#include "runtime/cuda_driver.h"
 
 namespace evotune::harness {
+namespace {
+
+// `batch` launches captured from a stream into an instantiated graph; empty when capture fails (a launch
+// that cannot be captured), and then the stream is left as it was.
+class CapturedBatch {
+ public:
+  CapturedBatch(const std::function<void(const runtime::Stream&)>& launch, const runtime::Stream& stream, int batch) {
+    const auto& api = runtime::driver();
+    if (api.cuStreamBeginCapture(stream.get(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) != CUDA_SUCCESS) return;
+    bool launched = true;
+    try {
+      for (int i = 0; i < batch; ++i) launch(stream);
+    } catch (const std::exception&) {
+      launched = false;
+    }
+    CUgraph graph = nullptr;
+    const CUresult ended = api.cuStreamEndCapture(stream.get(), &graph);
+    if (launched && ended == CUDA_SUCCESS && graph != nullptr &&
+        api.cuGraphInstantiate(&exec_, graph, 0) != CUDA_SUCCESS) {
+      exec_ = nullptr;
+    }
+    if (graph != nullptr) api.cuGraphDestroy(graph);
+  }
+  ~CapturedBatch() {
+    if (exec_ != nullptr) runtime::driver().cuGraphExecDestroy(exec_);
+  }
+  CapturedBatch(const CapturedBatch&) = delete;
+  CapturedBatch& operator=(const CapturedBatch&) = delete;
+
+  bool ok() const { return exec_ != nullptr; }
+  void launch(const runtime::Stream& stream) const {
+    EVOTUNE_CU(cuGraphLaunch(exec_, stream.get()), "replaying a captured batch of launches");
+  }
+
+ private:
+  CUgraphExec exec_ = nullptr;
+};
+
+}  // namespace
 
 TimingSummary summarize(std::vector<double> samples, int batch) {
   TimingSummary s;
@@ -64,17 +106,26 @@ TimingSummary Timer::time(const std::function<void(const runtime::Stream&)>& lau
     batch = std::clamp(static_cast<int>(std::ceil(options.batch_target_us / std::max(estimate_us, 0.5))), 1,
                        options.max_batch);
   }
+  std::optional<CapturedBatch> graph;
+  if (batch > 1) graph.emplace(launch, stream, batch);
+  const bool replay = graph && graph->ok();
   std::vector<double> samples;
   samples.reserve(static_cast<std::size_t>(options.repetitions));
   for (int r = 0; r < options.repetitions; ++r) {
     flush_l2(stream);
     start.record(stream);
-    for (int i = 0; i < batch; ++i) launch(stream);
+    if (replay) {
+      graph->launch(stream);
+    } else {
+      for (int i = 0; i < batch; ++i) launch(stream);
+    }
     stop.record(stream);
     stop.synchronize();
     samples.push_back(1e3 * stop.elapsed_ms_since(start) / batch);
   }
-  return summarize(std::move(samples), batch);
+  TimingSummary summary = summarize(std::move(samples), batch);
+  summary.graph = replay;
+  return summary;
 }
 
 }  // namespace evotune::harness

@@ -2,7 +2,10 @@
 // Event timing by the rules of DESIGN.md: warm up, flush L2 before every sample (write a buffer of
 // twice the L2 size), CUDA events around each sample, many samples, every raw sample kept. Kernels
 // shorter than `batch_below_us` are timed as back-to-back batches so that event resolution and
-// launch gaps do not dominate; a sample is then the batch time divided by the batch size.
+// launch gaps do not dominate; a sample is then the batch time divided by the batch size. A batch is
+// captured once into a CUDA graph and replayed for every sample (launches from a stream otherwise, if
+// capture fails): the gaps between its launches are then the GPU's, as scripts/compare_sdpa.py times
+// PyTorch's short calls, and not the host's launch rate.
 #include <functional>
 #include <optional>
 #include <vector>
@@ -30,6 +33,7 @@ struct TimingSummary {
   std::vector<double> samples_us;  // one per repetition, per launch
   int batch = 1;                   // launches per sample
   bool raced = false;              // stopped after race_samples: slower than TimingOptions::race_above_us
+  bool graph = false;              // batches replayed from a CUDA graph
   double median_us = 0, min_us = 0, p10_us = 0, p90_us = 0, mean_us = 0;
 };
 

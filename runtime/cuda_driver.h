@@ -24,7 +24,8 @@ namespace evotune::runtime {
   X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH)     \
   X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuMemGetInfo) \
   X(cuMemcpyDtoDAsync) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy)         \
-  X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)
+  X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) X(cuStreamBeginCapture) X(cuStreamEndCapture)  \
+  X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy)
 
 struct DriverApi {
 #define EVOTUNE_DECLARE_DRIVER_FN(name) decltype(&::name) name = nullptr;

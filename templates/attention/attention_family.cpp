@@ -93,10 +93,11 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
     c.set("stages", 3);
   }
   // The split count is the launch plan's (auto_splits): split only when the unsplit grid leaves SMs idle.
-  // Where it splits, the call is short and latency-bound, so the chunks merge in the tile's last CTA
-  // rather than in a second kernel launch.
+  // Where it splits, the call is short and latency-bound, so the chunks of small tiles merge in the tile's
+  // last CTA rather than in a second kernel launch. 128-row tiles of 8 warps keep the combine kernel: the
+  // merge's code pushed that kernel past 255 registers into spills on sm_90 (H100, bf16 and fp16, d=128).
   c.set("splits", kAutoSplits);
-  c.set("combine", kCombineLastCta);
+  c.set("combine", block_m < 128 ? kCombineLastCta : kCombineKernel);
   // A smaller GPU may not hold the tiles: fewer stages, then narrower K/V blocks, until the rules accept it.
   while (invalid_reason(c, p, limits) || excluded_by_default(c, p, limits)) {
     if (c.at("stages") > 2) {
