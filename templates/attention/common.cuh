@@ -79,12 +79,13 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
-// Copies rows [0, kRows) of a [*, D] row-major global tile into shared memory; rows at or past
-// valid_rows are zero-filled. All kThreads threads of the CTA take part.
-// kAllRowsValid: the caller knows the whole tile lies inside the tensor, so no per-row check is made
-// (most K/V blocks; only the last one of a ragged sequence needs it).
-template <typename T, int D, int kRows, int kLayout, int kVecBytes, int kThreads, bool kAllRowsValid = false>
-__device__ __forceinline__ void load_tile(T* smem, const T* gmem, int valid_rows) {
+// Copies rows [0, kRows) of a tile into shared memory, all kThreads threads of the CTA taking part:
+// `row_source(row)` gives the global address of a row (only asked for valid rows and for row 0, which
+// always exists and stands in as a mapped source address for the rest); rows at or past valid_rows are
+// zero-filled. kAllRowsValid: the caller knows the whole tile lies inside the tensor, so no per-row
+// check is made (most K/V blocks; only the last one of a ragged sequence needs it).
+template <typename T, int D, int kRows, int kLayout, int kVecBytes, int kThreads, bool kAllRowsValid, class RowSource>
+__device__ __forceinline__ void copy_tile_rows(T* smem, const RowSource& row_source, int valid_rows) {
   constexpr int kElemsPerCopy = kVecBytes / 2;
   constexpr int kCopiesPerRow = D / kElemsPerCopy;
   constexpr int kCopies = kRows * kCopiesPerRow;
@@ -99,34 +100,27 @@ __device__ __forceinline__ void load_tile(T* smem, const T* gmem, int valid_rows
     const int row = i / kCopiesPerRow;
     const int col = (i % kCopiesPerRow) * kElemsPerCopy;
     const bool valid = kAllRowsValid || row < valid_rows;
-    // An invalid row still needs a mapped source address; row 0 of the tile always exists.
-    const T* src = gmem + (valid ? row : 0) * D + col;
-    cp_async<kVecBytes>(smem + TileLayout<D, kLayout>::offset(row, col), src, valid);
+    cp_async<kVecBytes>(smem + TileLayout<D, kLayout>::offset(row, col), row_source(valid ? row : 0) + col, valid);
   }
 }
 
-// Copies the tile's Q rows into shared memory: rows [0, kRows) of the tile, each from its own head and
-// query when packed (one contiguous run of rows otherwise); rows past the end are zero-filled.
+// A [*, D] row-major global tile: row r at gmem + r * D.
+template <typename T, int D, int kRows, int kLayout, int kVecBytes, int kThreads, bool kAllRowsValid = false>
+__device__ __forceinline__ void load_tile(T* smem, const T* gmem, int valid_rows) {
+  copy_tile_rows<T, D, kRows, kLayout, kVecBytes, kThreads, kAllRowsValid>(
+      smem, [gmem](int row) { return gmem + row * D; }, valid_rows);
+}
+
+// The tile's Q rows: each from its own head and query when packed (one contiguous run of rows otherwise).
 template <typename T, int D, int kRows, int kLayout, int kVecBytes, int kThreads, class Tile>
 __device__ __forceinline__ void load_q_tile(T* smem, const Tile& w, const AttentionParams& p) {
-  constexpr int kElemsPerCopy = kVecBytes / 2;
-  constexpr int kCopiesPerRow = D / kElemsPerCopy;
-  constexpr int kCopies = kRows * kCopiesPerRow;
-  constexpr int kRounds = (kCopies + kThreads - 1) / kThreads;
-  constexpr int kUnroll = kRounds <= 8 ? kRounds : 4;
   const T* q = static_cast<const T*>(p.q);
-#pragma unroll kUnroll
-  for (int round = 0; round < kRounds; ++round) {
-    const int i = round * kThreads + static_cast<int>(threadIdx.x);
-    if (kCopies % kThreads != 0 && i >= kCopies) break;
-    const int row = i / kCopiesPerRow;
-    const int col = (i % kCopiesPerRow) * kElemsPerCopy;
-    const bool valid = w.m0 + row < w.rows;
-    // An invalid row still needs a mapped source address: the tile's first row always exists.
-    const int r = valid ? row : 0;
-    const long long q_row = (static_cast<long long>(w.batch) * p.hq + w.head_of(r)) * p.sq + w.query(r);
-    cp_async<kVecBytes>(smem + TileLayout<D, kLayout>::offset(row, col), q + q_row * D + col, valid);
-  }
+  copy_tile_rows<T, D, kRows, kLayout, kVecBytes, kThreads, false>(
+      smem,
+      [&](int row) {
+        return q + ((static_cast<long long>(w.batch) * p.hq + w.head_of(row)) * p.sq + w.query(row)) * D;
+      },
+      w.rows - w.m0);
 }
 
 // Which CTA does which rows, and which K/V blocks it must visit. The grid is (query tiles x splits,
