@@ -31,9 +31,9 @@ Measured measure(const attention::Problem& p, harness::TimingSummary t) {
 }
 
 nlohmann::json to_json(const Measured& m) {
-  return {{"median_us", m.timing.median_us}, {"min_us", m.timing.min_us},   {"p10_us", m.timing.p10_us},
-          {"p90_us", m.timing.p90_us},       {"mean_us", m.timing.mean_us}, {"batch", m.timing.batch},
-          {"graph", m.timing.graph},         {"tflops", m.tflops},          {"gbps", m.gbps},
+  return {{"median_us", m.timing.median_us},  {"min_us", m.timing.min_us},   {"p10_us", m.timing.p10_us},
+          {"p90_us", m.timing.p90_us},        {"mean_us", m.timing.mean_us}, {"batch", m.timing.batch},
+          {"graph", m.timing.graph},          {"tflops", m.tflops},          {"gbps", m.gbps},
           {"samples_us", m.timing.samples_us}};
 }
 
@@ -187,8 +187,8 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
     fmt::print("config     {}{}\n", attention::format(config),
                heuristic ? " (the problem-aware default: no --config given)" : "");
     if (kernel.plan().combine) {
-      fmt::print("split-KV   {} chunks per tile ({} CTAs, then the combine), {:.1f} MiB workspace\n", kernel.plan().splits,
-                 geometry.grid[0] * geometry.grid[1] * geometry.grid[2],
+      fmt::print("split-KV   {} chunks per tile ({} CTAs, then the combine), {:.1f} MiB workspace\n",
+                 kernel.plan().splits, geometry.grid[0] * geometry.grid[1] * geometry.grid[2],
                  static_cast<double>(kernel.plan().workspace_bytes) / (1 << 20));
     }
     fmt::print("device     {} ({}), {} SMs\n", props.name, target.name(), props.sm_count);
@@ -240,9 +240,10 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
   auto opt = std::make_shared<BenchOptions>();
   cmd->add_option("--problem", opt->problem, "e.g. b=4,hq=32,hkv=8,sq=4096,skv=4096,d=128,causal=1,dtype=bf16")
       ->required();
-  cmd->add_option("--config", opt->config,
-                  "e.g. mma=mma_sync,block_m=128,block_n=64,warps=8 (unnamed parameters take the defaults); "
-                  "without it, the problem-aware default for the problem and device (attention::heuristic_config)");
+  cmd->add_option(
+      "--config", opt->config,
+      "e.g. mma=mma_sync,block_m=128,block_n=64,warps=8 (unnamed parameters take the defaults); "
+      "without it, the problem-aware default for the problem and device (attention::heuristic_config)");
   cmd->add_option("--timer", opt->timer, "events (CUDA events), or clock64 (events plus cycles per CTA)")
       ->check(CLI::IsMember({"events", "clock64"}));
   cmd->add_option("--device", opt->device, "GPU ordinal")->check(CLI::NonNegativeNumber);

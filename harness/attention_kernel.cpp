@@ -2,8 +2,9 @@
 
 namespace evotune::harness {
 
-AttentionKernel::AttentionKernel(const std::vector<char>& cubin, const std::string& kernel_name, const Config& config,
-                                 const attention::Problem& problem, const DeviceLimits& limits)
+AttentionKernel::AttentionKernel(const std::vector<char>& cubin, const std::string& kernel_name,
+                                 const Config& config, const attention::Problem& problem,
+                                 const DeviceLimits& limits)
     : module_(cubin, attention::format(config)),
       kernel_(module_.kernel(kernel_name)),
       plan_(attention::launch_plan(config, problem, limits)),

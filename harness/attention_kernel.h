@@ -21,16 +21,16 @@ class AttentionKernel {
   // A kernel from the prepare stage: its CUBIN and entry name. Needs a current context.
   AttentionKernel(const std::vector<char>& cubin, const std::string& kernel_name, const Config& config,
                   const attention::Problem& problem, const DeviceLimits& limits);
-  AttentionKernel(const runtime::PreparedKernel& prepared, const Config& config, const attention::Problem& problem,
-                  const DeviceLimits& limits)
+  AttentionKernel(const runtime::PreparedKernel& prepared, const Config& config,
+                  const attention::Problem& problem, const DeviceLimits& limits)
       : AttentionKernel(*prepared.cubin, prepared.kernel_name, config, problem, limits) {}
 
   // `compiled` must hold the instantiation attention::name_expression(config, problem) (optionally the
   // clock64 variant: same name expression).
-  AttentionKernel(const runtime::CompileResult& compiled, const Config& config, const attention::Problem& problem,
-                  const DeviceLimits& limits)
-      : AttentionKernel(compiled.cubin, compiled.lowered(attention::name_expression(config, problem)), config, problem,
-                        limits) {}
+  AttentionKernel(const runtime::CompileResult& compiled, const Config& config,
+                  const attention::Problem& problem, const DeviceLimits& limits)
+      : AttentionKernel(compiled.cubin, compiled.lowered(attention::name_expression(config, problem)), config,
+                        problem, limits) {}
 
   // Enqueues the call: the attention kernel, then (split) the combine. The split fields of `params`
   // (workspace pointers, split count) are this object's and are overwritten.

@@ -45,7 +45,8 @@ AttentionVerification verify_attention_config(const Config& config, const attent
       break;
     }
     try {
-      AttentionKernel kernel(std::get<runtime::PreparedKernel>(prepared), config, c.problem, DeviceLimits::from(props));
+      AttentionKernel kernel(std::get<runtime::PreparedKernel>(prepared), config, c.problem,
+                             DeviceLimits::from(props));
       AttentionWorkspace workspace(c.problem, compiler, target, c.seed, stream);
       const AttentionParams params = workspace.params(true);
       workspace.poison_outputs(stream);

@@ -14,7 +14,8 @@ namespace {
 // that cannot be captured), and then the stream is left as it was.
 class CapturedBatch {
  public:
-  CapturedBatch(const std::function<void(const runtime::Stream&)>& launch, const runtime::Stream& stream, int batch) {
+  CapturedBatch(const std::function<void(const runtime::Stream&)>& launch, const runtime::Stream& stream,
+                int batch) {
     const auto& api = runtime::driver();
     if (api.cuStreamBeginCapture(stream.get(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) != CUDA_SUCCESS) return;
     bool launched = true;

@@ -70,8 +70,9 @@ AttentionLauncher::AttentionLauncher(std::string_view config, int head_dim, bool
   // needs GQA, splits at most the K/V blocks) say whether a config is worth running for a problem, and
   // the kernel computes any shape correctly either way (one query head per KV head packs trivially;
   // chunks past the last K/V block are empty). So the stand-in problem is a GQA one with a long cache.
-  m.compiled_for = attention::Problem::parse(fmt::format("b=1,hq=2,hkv=1,sq=1,skv=65536,d={},causal={},dtype={}",
-                                                         head_dim, causal ? 1 : 0, bf16 ? "bf16" : "fp16"));
+  m.compiled_for =
+      attention::Problem::parse(fmt::format("b=1,hq=2,hkv=1,sq=1,skv=65536,d={},causal={},dtype={}", head_dim,
+                                            causal ? 1 : 0, bf16 ? "bf16" : "fp16"));
   m.target = m.props.native_target();
   m.context.emplace(options.device);
   // The search's own prepare stage: the same rules, compile and spill verdict, so a launcher never runs a
@@ -141,7 +142,8 @@ void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdev
     m.plan = attention::launch_plan(m.config, problem, DeviceLimits::from(m.props));
     m.validated = shape;
   }
-  if (q == 0 || k == 0 || v == 0 || o == 0) throw std::invalid_argument("attention: null Q, K, V or O pointer");
+  if (q == 0 || k == 0 || v == 0 || o == 0)
+    throw std::invalid_argument("attention: null Q, K, V or O pointer");
   AttentionParams params{};
   params.q = reinterpret_cast<const void*>(q);
   params.k = reinterpret_cast<const void*>(k);
@@ -167,13 +169,13 @@ void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdev
   attention::bind_split_workspace(params, plan, shape.d, m.workspace ? m.workspace->get() : 0);
   void* args[] = {&params};
   auto launch_one = [&](const runtime::Kernel& kernel, const runtime::LaunchGeometry& g, const char* what) {
-    const CUresult result = runtime::driver().cuLaunchKernel(kernel.get(), g.grid[0], g.grid[1], g.grid[2], g.block[0],
-                                                             g.block[1], g.block[2], g.dynamic_shared_bytes, stream,
-                                                             args, nullptr);
+    const CUresult result = runtime::driver().cuLaunchKernel(kernel.get(), g.grid[0], g.grid[1], g.grid[2],
+                                                             g.block[0], g.block[1], g.block[2],
+                                                             g.dynamic_shared_bytes, stream, args, nullptr);
     if (result != CUDA_SUCCESS) {  // the message is built only on failure: launches are on the hot path
       runtime::check(result, "cuLaunchKernel",
-                     fmt::format("launching tuned attention {} ({}) grid ({}, {}, {})", m.config_text, what, g.grid[0],
-                                 g.grid[1], g.grid[2]));
+                     fmt::format("launching tuned attention {} ({}) grid ({}, {}, {})", m.config_text, what,
+                                 g.grid[0], g.grid[1], g.grid[2]));
     }
   };
   launch_one(*m.kernel, plan.kernel, "attention");
@@ -181,7 +183,8 @@ void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdev
 }
 
 std::size_t AttentionLauncher::workspace_bytes(const AttentionShape& shape) const {
-  return attention::launch_plan(impl_->config, problem_of(shape), DeviceLimits::from(impl_->props)).workspace_bytes;
+  return attention::launch_plan(impl_->config, problem_of(shape), DeviceLimits::from(impl_->props))
+      .workspace_bytes;
 }
 
 int AttentionLauncher::splits(const AttentionShape& shape) const {

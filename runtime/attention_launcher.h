@@ -45,7 +45,8 @@ class AttentionLauncher {
   // (attention::heuristic_config: e.g. for decode, 16-row tiles of packed GQA heads and split-KV sized
   // to fill the SMs) for this shape on options.device. Other shapes of the same head dim, dtype and
   // causality may then be launched too; the config stays the one chosen for `shape`.
-  static AttentionLauncher with_default_config(const AttentionShape& shape, const AttentionLauncherOptions& options = {});
+  static AttentionLauncher with_default_config(const AttentionShape& shape,
+                                               const AttentionLauncherOptions& options = {});
 
   // From an entry of an exported header (anything with `config` text and a `problem` holding d,
   // causal and bf16), e.g. `AttentionLauncher::from_tuned(*evotune_tuned::lookup(...).entry)`.

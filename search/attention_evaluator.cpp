@@ -90,7 +90,8 @@ std::vector<std::vector<double>> AttentionEvaluator::retime(const std::vector<Ke
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const std::optional<runtime::CompileResult> cached = kernels_.load(kernels[i].cache_key);
     if (!cached) continue;
-    loaded[i].emplace(cached->cubin, kernels[i].kernel_name, kernels[i].config, problem_, DeviceLimits::from(props_));
+    loaded[i].emplace(cached->cubin, kernels[i].kernel_name, kernels[i].config, problem_,
+                      DeviceLimits::from(props_));
     workspace_.poison_outputs(stream_);
     loaded[i]->launch(params, stream_);
     if (!workspace_.check(stream_, true).passed) loaded[i].reset();

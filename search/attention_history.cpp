@@ -34,11 +34,14 @@ std::vector<HistoricalSeed> attention_historical_seeds(const evidence::Store& st
     // A run recorded before a tunable existed ran it at its default value (unsplit, unpacked); a config
     // naming a tunable this family does not have is another family's or version's, and stays invalid.
     const auto& known = attention::parameters();
-    const bool only_known = std::all_of(s.config.entries().begin(), s.config.entries().end(), [&](const auto& e) {
-      return std::any_of(known.begin(), known.end(), [&](const Parameter& p) { return p.name == e.first; });
-    });
+    const bool only_known =
+        std::all_of(s.config.entries().begin(), s.config.entries().end(), [&](const auto& e) {
+          return std::any_of(known.begin(), known.end(),
+                             [&](const Parameter& p) { return p.name == e.first; });
+        });
     for (const Parameter& param : known) {
-      if (only_known && !s.config.has(param.name)) s.config.set(param.name, attention::default_config().at(param.name));
+      if (only_known && !s.config.has(param.name))
+        s.config.set(param.name, attention::default_config().at(param.name));
     }
     s.run_id = r.run_id;
     s.problem = r.problem;

@@ -68,7 +68,8 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
   EXPECT_EQ(c.at("barrier"), kFullBarrier);
   EXPECT_EQ(c.at("block_n"), default_config().at("block_n"));  // not given: default
   EXPECT_EQ(format(c),
-            "mma=scalar,block_m=64,block_n=128,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8,q_frags=smem,"
+            "mma=scalar,block_m=64,block_n=128,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8,"
+            "q_frags=smem,"
             "min_ctas=1,overlap=off,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off");
   EXPECT_EQ(parse_config(format(c)), c);
   EXPECT_EQ(Config::from_key(c.key()), c);
@@ -122,18 +123,26 @@ TEST(AttentionValidity, SplitAndPackRules) {
   // splits: at most the K/V blocks (1000 keys = 16 blocks of 64); auto always.
   EXPECT_EQ(invalid_reason(parse_config("block_m=16,warps=1,block_n=64,splits=16"), gqa, h100), std::nullopt);
   EXPECT_NE(invalid_reason(parse_config("block_m=16,warps=1,block_n=64,splits=24"), gqa, h100), std::nullopt);
-  EXPECT_EQ(invalid_reason(parse_config("block_m=16,warps=1,block_n=64,splits=auto"), gqa, h100), std::nullopt);
+  EXPECT_EQ(invalid_reason(parse_config("block_m=16,warps=1,block_n=64,splits=auto"), gqa, h100),
+            std::nullopt);
   // kv_warps: key groups of at least 16 keys, row groups of 16 or 32 rows, the merge inside the K/V buffers.
-  EXPECT_EQ(invalid_reason(parse_config("block_m=16,warps=4,kv_warps=4,block_n=64"), gqa, h100), std::nullopt);
-  EXPECT_NE(invalid_reason(parse_config("block_m=16,warps=4,kv_warps=4,block_n=32"), gqa, h100), std::nullopt);
-  EXPECT_NE(invalid_reason(parse_config("block_m=16,warps=4,kv_warps=2,block_n=64"), gqa, h100), std::nullopt);
-  EXPECT_EQ(invalid_reason(parse_config("block_m=64,warps=8,kv_warps=2,block_n=64"), gqa, h100), std::nullopt);
+  EXPECT_EQ(invalid_reason(parse_config("block_m=16,warps=4,kv_warps=4,block_n=64"), gqa, h100),
+            std::nullopt);
+  EXPECT_NE(invalid_reason(parse_config("block_m=16,warps=4,kv_warps=4,block_n=32"), gqa, h100),
+            std::nullopt);
+  EXPECT_NE(invalid_reason(parse_config("block_m=16,warps=4,kv_warps=2,block_n=64"), gqa, h100),
+            std::nullopt);
+  EXPECT_EQ(invalid_reason(parse_config("block_m=64,warps=8,kv_warps=2,block_n=64"), gqa, h100),
+            std::nullopt);
   EXPECT_NE(invalid_reason(parse_config("warps=2,block_m=32,kv_warps=4"), gqa, h100), std::nullopt);
-  EXPECT_NE(invalid_reason(parse_config("mma=scalar,block_m=64,warps=4,kv_warps=2"), gqa, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(parse_config("mma=scalar,block_m=64,warps=4,kv_warps=2"), gqa, h100),
+            std::nullopt);
   // The merge: 3 extra key groups x 32 lanes x (64 O accumulators + 4 row statistics) floats; one stage of
   // 64-key K and V blocks at d=128 is 32 KiB, enough for it.
-  EXPECT_EQ(merge_bytes(parse_config("block_m=16,warps=4,kv_warps=4,block_n=64,stages=1"), gqa), 3 * 32 * 68 * 4);
-  EXPECT_EQ(kv_buffer_bytes(parse_config("block_m=16,warps=4,kv_warps=4,block_n=64,stages=1"), gqa), 2 * 64 * 256);
+  EXPECT_EQ(merge_bytes(parse_config("block_m=16,warps=4,kv_warps=4,block_n=64,stages=1"), gqa),
+            3 * 32 * 68 * 4);
+  EXPECT_EQ(kv_buffer_bytes(parse_config("block_m=16,warps=4,kv_warps=4,block_n=64,stages=1"), gqa),
+            2 * 64 * 256);
   // The workspace limit: 32 chunks of b4 hq16 s4096 rows at d=128 are 4.3 GB of partials.
   const Problem prefill = Problem::parse("b=4,hq=16,sq=4096,d=128");
   EXPECT_NE(invalid_reason(parse_config("splits=32"), prefill, h100), std::nullopt);
@@ -167,7 +176,8 @@ TEST(AttentionLaunchPlan, SplitsFillTheGpuOnlyWhenTheGridDoesNot) {
   const Problem big_decode = Problem::parse("b=64,hq=32,hkv=8,sq=1,skv=4096,d=128");
   EXPECT_EQ(launch_plan(decode, big_decode, h100).splits, 1);
   EXPECT_FALSE(launch_plan(decode, big_decode, h100).combine.has_value());
-  EXPECT_EQ(launch_plan(parse_config("splits=auto"), Problem::parse("b=4,hq=16,sq=4096,d=128"), h100).splits, 1);
+  EXPECT_EQ(launch_plan(parse_config("splits=auto"), Problem::parse("b=4,hq=16,sq=4096,d=128"), h100).splits,
+            1);
   // combine=last_cta: no second kernel; a counter per tile after the partials instead.
   Config last_cta = decode;
   last_cta.set("combine", kCombineLastCta);
@@ -195,7 +205,9 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   // 8 heads per KV head: still 16 rows.
   EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=64,hkv=8,sq=1,skv=4096,d=128"), h100).at("block_m"), 16);
   // A short query chunk of 4 heads: 40 x 4 = 160 packed rows, capped at 128.
-  EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=32,hkv=8,sq=40,skv=2048,d=128,causal=1"), h100).at("block_m"), 128);
+  EXPECT_EQ(
+      heuristic_config(Problem::parse("b=1,hq=32,hkv=8,sq=40,skv=2048,d=128,causal=1"), h100).at("block_m"),
+      128);
   // Long prefill: the large-tile config, unpacked.
   const Config prefill = heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128,causal=1"), h100);
   EXPECT_EQ(prefill.at("block_m"), 128);
@@ -203,13 +215,15 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   // Valid, and inside the default search space, across shapes, head dims, dtypes and GPUs.
   for (const char* target : {"sm_90a", "sm_80", "sm_86"}) {
     const DeviceLimits limits = DeviceLimits::for_target(runtime::Target::parse(target));
-    for (const char* text : {"b=1,hq=1,sq=1,skv=1,d=64", "b=32,hq=32,hkv=8,sq=1,skv=4096,d=128",
-                             "b=1,hq=32,hkv=8,sq=128,skv=4096,d=128,causal=1", "b=2,hq=28,hkv=4,sq=3000,d=128,causal=1",
-                             "b=8,hq=16,hkv=1,sq=7,skv=70000,d=64,dtype=bf16", "b=1,hq=8,sq=512,d=64"}) {
+    for (const char* text :
+         {"b=1,hq=1,sq=1,skv=1,d=64", "b=32,hq=32,hkv=8,sq=1,skv=4096,d=128",
+          "b=1,hq=32,hkv=8,sq=128,skv=4096,d=128,causal=1", "b=2,hq=28,hkv=4,sq=3000,d=128,causal=1",
+          "b=8,hq=16,hkv=1,sq=7,skv=70000,d=64,dtype=bf16", "b=1,hq=8,sq=512,d=64"}) {
       const Problem p = Problem::parse(text);
       const Config c = heuristic_config(p, limits);
       EXPECT_EQ(invalid_reason(c, p, limits), std::nullopt) << target << " " << text << ": " << format(c);
-      EXPECT_EQ(excluded_by_default(c, p, limits), std::nullopt) << target << " " << text << ": " << format(c);
+      EXPECT_EQ(excluded_by_default(c, p, limits), std::nullopt)
+          << target << " " << text << ": " << format(c);
     }
   }
 }
@@ -268,9 +282,12 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
   const Problem problem = Problem::parse("b=1,hq=8,hkv=2,sq=512,skv=2048,d=64,causal=1");
   const DeviceLimits limits = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   const std::vector<Config> bases = {
-      parse_config("mma=mma_sync,block_m=64,block_n=64,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16"),
-      parse_config("mma=scalar,block_m=32,block_n=32,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16"),
-      parse_config("mma=mma_sync,block_m=128,block_n=32,warps=8,stages=3,barrier=full,smem_layout=padded,vec_bytes=8"),
+      parse_config("mma=mma_sync,block_m=64,block_n=64,warps=4,stages=2,barrier=light,smem_layout=swizzled,"
+                   "vec_bytes=16"),
+      parse_config("mma=scalar,block_m=32,block_n=32,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_"
+                   "bytes=16"),
+      parse_config(
+          "mma=mma_sync,block_m=128,block_n=32,warps=8,stages=3,barrier=full,smem_layout=padded,vec_bytes=8"),
       parse_config("mma=mma_sync,block_m=32,block_n=64,warps=4,stages=2,kv_warps=2,splits=2"),
   };
   struct Pair {
@@ -307,7 +324,8 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
   }
   auto results = compile_all(requests);
   for (const Pair& p : pairs) {
-    EXPECT_NE(results[index.at(p.a.key())].cubin, results[index.at(p.b.key())].cubin) << p.what << ": identical CUBIN";
+    EXPECT_NE(results[index.at(p.a.key())].cubin, results[index.at(p.b.key())].cubin)
+        << p.what << ": identical CUBIN";
   }
   EXPECT_GE(pairs.size(), 16u);
 }

@@ -249,29 +249,45 @@ TEST(GpuAttention, SplitKvAndPackedGqaMatchTheReference) {
   };
   const std::vector<Case> cases = {
       // decode, GQA 32:8: auto (the plan splits 8 CTAs), fixed counts, packed and not
-      {"b=2,hq=32,hkv=8,sq=1,skv=1000,d=128,causal=0,dtype=fp16", "block_m=16,warps=1,block_n=64,stages=3,pack_gqa=on,splits=auto"},
-      {"b=2,hq=32,hkv=8,sq=1,skv=1000,d=128,causal=0,dtype=fp16", "block_m=16,warps=1,block_n=32,stages=2,pack_gqa=off,splits=12"},
-      {"b=1,hq=32,hkv=8,sq=1,skv=2049,d=64,causal=1,dtype=bf16", "block_m=16,warps=1,block_n=64,stages=3,pack_gqa=on,splits=32"},
+      {"b=2,hq=32,hkv=8,sq=1,skv=1000,d=128,causal=0,dtype=fp16",
+       "block_m=16,warps=1,block_n=64,stages=3,pack_gqa=on,splits=auto"},
+      {"b=2,hq=32,hkv=8,sq=1,skv=1000,d=128,causal=0,dtype=fp16",
+       "block_m=16,warps=1,block_n=32,stages=2,pack_gqa=off,splits=12"},
+      {"b=1,hq=32,hkv=8,sq=1,skv=2049,d=64,causal=1,dtype=bf16",
+       "block_m=16,warps=1,block_n=64,stages=3,pack_gqa=on,splits=32"},
       // 8 heads per KV head, decode
-      {"b=3,hq=64,hkv=8,sq=1,skv=777,d=128,causal=0,dtype=bf16", "block_m=16,warps=1,block_n=64,stages=3,pack_gqa=on,splits=4"},
+      {"b=3,hq=64,hkv=8,sq=1,skv=777,d=128,causal=0,dtype=bf16",
+       "block_m=16,warps=1,block_n=64,stages=3,pack_gqa=on,splits=4"},
       // MQA: all heads on one KV head, packed rows spanning queries and heads, software pipelining
       {"b=2,hq=6,hkv=1,sq=9,skv=130,d=128,causal=1,dtype=fp16",
        "block_m=64,warps=4,block_n=32,stages=3,q_frags=regs,overlap=on,pack_gqa=on,splits=3"},
       // short query chunk against a longer cache, causal, tails in both lengths
-      {"b=1,hq=32,hkv=8,sq=37,skv=301,d=64,causal=1,dtype=bf16", "block_m=64,warps=4,block_n=32,pack_gqa=on,splits=4"},
-      {"b=1,hq=32,hkv=8,sq=100,skv=1000,d=128,causal=1,dtype=bf16", "block_m=128,warps=8,block_n=64,pack_gqa=off,splits=auto"},
-      // causal prefill, 16-key blocks in 8 chunks: the top tiles see 2 blocks, so 6 of their 8 chunks are empty
-      {"b=1,hq=2,hkv=1,sq=200,skv=200,d=64,causal=1,dtype=fp16", "block_m=32,warps=2,block_n=16,stages=2,splits=8,pack_gqa=on"},
-      // key groups of warps (kv_warps), merged in the epilogue: decode, causal short chunk, with splits and without
-      {"b=2,hq=32,hkv=8,sq=1,skv=1000,d=128,causal=0,dtype=bf16", "block_m=16,warps=4,kv_warps=4,block_n=64,stages=3,pack_gqa=on,splits=auto"},
-      {"b=1,hq=8,hkv=2,sq=45,skv=333,d=64,causal=1,dtype=fp16", "block_m=64,warps=8,kv_warps=2,block_n=64,stages=2,pack_gqa=on,splits=1"},
+      {"b=1,hq=32,hkv=8,sq=37,skv=301,d=64,causal=1,dtype=bf16",
+       "block_m=64,warps=4,block_n=32,pack_gqa=on,splits=4"},
+      {"b=1,hq=32,hkv=8,sq=100,skv=1000,d=128,causal=1,dtype=bf16",
+       "block_m=128,warps=8,block_n=64,pack_gqa=off,splits=auto"},
+      // causal prefill, 16-key blocks in 8 chunks: the top tiles see 2 blocks, so 6 of their 8 chunks are
+      // empty
+      {"b=1,hq=2,hkv=1,sq=200,skv=200,d=64,causal=1,dtype=fp16",
+       "block_m=32,warps=2,block_n=16,stages=2,splits=8,pack_gqa=on"},
+      // key groups of warps (kv_warps), merged in the epilogue: decode, causal short chunk, with splits and
+      // without
+      {"b=2,hq=32,hkv=8,sq=1,skv=1000,d=128,causal=0,dtype=bf16",
+       "block_m=16,warps=4,kv_warps=4,block_n=64,stages=3,pack_gqa=on,splits=auto"},
+      {"b=1,hq=8,hkv=2,sq=45,skv=333,d=64,causal=1,dtype=fp16",
+       "block_m=64,warps=8,kv_warps=2,block_n=64,stages=2,pack_gqa=on,splits=1"},
       {"b=2,hq=6,hkv=1,sq=9,skv=130,d=128,causal=1,dtype=fp16",
        "block_m=32,warps=4,kv_warps=2,block_n=64,stages=3,q_frags=regs,overlap=on,pack_gqa=on,splits=2"},
-      {"b=1,hq=2,sq=70,skv=70,d=128,causal=1,dtype=bf16", "block_m=32,warps=4,kv_warps=4,block_n=64,stages=2,splits=1"},
-      // combine=last_cta: the tile's last CTA merges (decode with auto, causal chunk with empty chunks, kv_warps)
-      {"b=2,hq=32,hkv=8,sq=1,skv=1000,d=128,causal=0,dtype=fp16", "block_m=16,warps=4,kv_warps=4,block_n=64,stages=3,pack_gqa=on,splits=auto,combine=last_cta"},
-      {"b=1,hq=2,hkv=1,sq=200,skv=200,d=64,causal=1,dtype=bf16", "block_m=32,warps=2,block_n=16,stages=2,splits=8,combine=last_cta,pack_gqa=on"},
-      {"b=3,hq=64,hkv=8,sq=1,skv=777,d=64,causal=1,dtype=bf16", "block_m=32,warps=4,kv_warps=2,block_n=64,stages=2,pack_gqa=on,splits=6,combine=last_cta"},
+      {"b=1,hq=2,sq=70,skv=70,d=128,causal=1,dtype=bf16",
+       "block_m=32,warps=4,kv_warps=4,block_n=64,stages=2,splits=1"},
+      // combine=last_cta: the tile's last CTA merges (decode with auto, causal chunk with empty chunks,
+      // kv_warps)
+      {"b=2,hq=32,hkv=8,sq=1,skv=1000,d=128,causal=0,dtype=fp16",
+       "block_m=16,warps=4,kv_warps=4,block_n=64,stages=3,pack_gqa=on,splits=auto,combine=last_cta"},
+      {"b=1,hq=2,hkv=1,sq=200,skv=200,d=64,causal=1,dtype=bf16",
+       "block_m=32,warps=2,block_n=16,stages=2,splits=8,combine=last_cta,pack_gqa=on"},
+      {"b=3,hq=64,hkv=8,sq=1,skv=777,d=64,causal=1,dtype=bf16",
+       "block_m=32,warps=4,kv_warps=2,block_n=64,stages=2,pack_gqa=on,splits=6,combine=last_cta"},
       {"b=1,hq=8,hkv=2,sq=5,skv=300,d=64,causal=1,dtype=fp16",
        "mma=scalar,block_m=32,block_n=32,warps=4,stages=2,pack_gqa=on,splits=3,combine=last_cta"},
       // the scalar mainloop through the same split and packing
@@ -291,7 +307,8 @@ TEST(GpuAttention, SplitKvAndPackedGqaMatchTheReference) {
     const Problem p = Problem::parse(c.problem);
     const Config config = attention::parse_config(c.config);
     const runtime::CompileResult result = compiled[i].get();
-    EXPECT_EQ(attention::rejected_resources(result.resources_of(attention::name_expression(config, p))), std::nullopt)
+    EXPECT_EQ(attention::rejected_resources(result.resources_of(attention::name_expression(config, p))),
+              std::nullopt)
         << c.config;
     harness::AttentionWorkspace ws(p, f.compiler, f.target, 17 + i, f.stream);
     harness::AttentionKernel kernel(result, config, p, limits);
@@ -318,19 +335,23 @@ TEST(GpuAttention, LauncherSplitsWithItsOwnWorkspace) {
   for (const char* text : {"b=2,hq=32,hkv=8,sq=1,skv=3000,d=128,causal=0,dtype=bf16",
                            "b=1,hq=16,hkv=2,sq=20,skv=900,d=64,causal=1,dtype=fp16"}) {
     const Problem p = Problem::parse(text);
-    const evotune::AttentionShape shape{p.b, p.hq, p.hkv, p.sq, p.skv, p.d, p.causal, p.dtype == attention::DType::bf16};
+    const evotune::AttentionShape shape{p.b,   p.hq, p.hkv,    p.sq,
+                                        p.skv, p.d,  p.causal, p.dtype == attention::DType::bf16};
     AttentionLauncherOptions options;
     options.cache_dir = f.cache_dir.path().string();
-    const evotune::AttentionLauncher fallback = evotune::AttentionLauncher::with_default_config(shape, options);
-    EXPECT_EQ(attention::parse_config(fallback.config()), attention::heuristic_config(p, DeviceLimits::from(f.props)));
+    const evotune::AttentionLauncher fallback =
+        evotune::AttentionLauncher::with_default_config(shape, options);
+    EXPECT_EQ(attention::parse_config(fallback.config()),
+              attention::heuristic_config(p, DeviceLimits::from(f.props)));
     EXPECT_GT(fallback.splits(shape), 1) << text << ": " << fallback.config();
     EXPECT_GT(fallback.workspace_bytes(shape), 0u);
-    const evotune::AttentionLauncher fixed("block_m=16,warps=1,block_n=64,stages=3,pack_gqa=on,splits=6", p.d, p.causal,
-                                           p.dtype == attention::DType::bf16, options);
+    const evotune::AttentionLauncher fixed("block_m=16,warps=1,block_n=64,stages=3,pack_gqa=on,splits=6", p.d,
+                                           p.causal, p.dtype == attention::DType::bf16, options);
     for (const evotune::AttentionLauncher* launcher : {&fallback, &fixed}) {
       harness::AttentionWorkspace ws(p, f.compiler, f.target, 31, f.stream);
       ws.poison_outputs(f.stream);
-      launcher->launch(shape, ws.q().get(), ws.k().get(), ws.v().get(), ws.o().get(), f.stream.get(), ws.lse().get());
+      launcher->launch(shape, ws.q().get(), ws.k().get(), ws.v().get(), ws.o().get(), f.stream.get(),
+                       ws.lse().get());
       const harness::AttentionCheck check = ws.check(f.stream, true);
       EXPECT_TRUE(check.passed) << text << " | " << launcher->config() << ": " << check.reason;
     }

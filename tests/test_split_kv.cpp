@@ -67,7 +67,8 @@ Emulated emulate(const Problem& p, const Tiling& t, const std::vector<float>& q,
           if (range.begin >= range.end) ++e.empty_chunks;
           for (int r = m0; r < std::min(m0 + t.block_m, rows); ++r) {
             const int query = t.packed ? evotune_split::packed_query(r, group) : r;
-            const int head = t.packed ? cta_head * group + evotune_split::packed_head_in_group(r, group) : cta_head;
+            const int head =
+                t.packed ? cta_head * group + evotune_split::packed_head_in_group(r, group) : cta_head;
             const int kv_head = head / group;
             const std::size_t row = (static_cast<std::size_t>(batch) * p.hq + head) * p.sq + query;
             const float* qr = &q[row * d];
@@ -150,7 +151,8 @@ TEST(SplitKv, ChunksPartitionTheBlocksExactlyOnce) {
         }
         for (int b = r.begin; b < r.end; ++b) ++seen[static_cast<std::size_t>(b)];
       }
-      for (int b = 0; b < n_blocks; ++b) EXPECT_EQ(seen[static_cast<std::size_t>(b)], 1) << n_blocks << "/" << splits;
+      for (int b = 0; b < n_blocks; ++b)
+        EXPECT_EQ(seen[static_cast<std::size_t>(b)], 1) << n_blocks << "/" << splits;
     }
   }
 }
@@ -159,7 +161,8 @@ TEST(SplitKv, PackedRowsMapToEveryHeadAndQueryOnce) {
   const int sq = 5, group = 4;
   std::vector<int> seen(static_cast<std::size_t>(sq * group), 0);
   for (int r = 0; r < evotune_split::tile_rows(sq, group, true); ++r) {
-    const int query = evotune_split::packed_query(r, group), head = evotune_split::packed_head_in_group(r, group);
+    const int query = evotune_split::packed_query(r, group),
+              head = evotune_split::packed_head_in_group(r, group);
     ASSERT_LT(query, sq);
     ASSERT_LT(head, group);
     ++seen[static_cast<std::size_t>(query * group + head)];

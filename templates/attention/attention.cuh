@@ -15,9 +15,9 @@
 
 namespace evotune_attention {
 
-template <typename T_, int D_, int kBlockM_, int kBlockN_, int kWarps_, int kStages_, int kBarrier, int kLayout_,
-          int kVecBytes_, int kQFragments, int kOverlap_, int kQkSplit_, int kKvWarps_, int kSplits_, int kCombine_,
-          bool kPack_, bool kCausal_>
+template <typename T_, int D_, int kBlockM_, int kBlockN_, int kWarps_, int kStages_, int kBarrier,
+          int kLayout_, int kVecBytes_, int kQFragments, int kOverlap_, int kQkSplit_, int kKvWarps_,
+          int kSplits_, int kCombine_, bool kPack_, bool kCausal_>
 struct KernelConfig {
   using T = T_;
   static constexpr int D = D_;
@@ -66,7 +66,8 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
   T* v_smem = k_smem + kStages * kTileKV;
   void* scratch = v_smem + kStages * kTileKV;
 
-  const typename Cfg::Tile w = make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p);
+  const typename Cfg::Tile w =
+      make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p);
   const T* k = head_ptr<T>(p.k, w.batch, p.hkv, w.kv_head, p.skv, D);
   const T* v = head_ptr<T>(p.v, w.batch, p.hkv, w.kv_head, p.skv, D);
   // This CTA's chunk of K/V blocks, [w.begin, w.end); the ring and the commit groups count from its start.
@@ -190,17 +191,19 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
 
 // kMinCtas: the CTAs per SM the register allocation must allow (__launch_bounds__'s second argument);
 // more resident warps hide more latency, at the price of registers per thread.
-template <typename T, int D, int kMma, int kBlockM, int kBlockN, int kWarps, int kStages, int kBarrier, int kLayout,
-          int kVecBytes, int kQFragments, int kMinCtas, int kOverlap, int kQkSplit, int kKvWarps, int kSplits, int kCombine,
-          bool kPack, bool kCausal>
-__global__ void __launch_bounds__(kWarps * 32, kMinCtas) attention_fwd(const __grid_constant__ AttentionParams p) {
-  using Cfg = evotune_attention::KernelConfig<T, D, kBlockM, kBlockN, kWarps, kStages, kBarrier, kLayout, kVecBytes,
-                                              kQFragments, kOverlap, kQkSplit, kKvWarps, kSplits, kCombine, kPack,
-                                              kCausal>;
+template <typename T, int D, int kMma, int kBlockM, int kBlockN, int kWarps, int kStages, int kBarrier,
+          int kLayout, int kVecBytes, int kQFragments, int kMinCtas, int kOverlap, int kQkSplit, int kKvWarps,
+          int kSplits, int kCombine, bool kPack, bool kCausal>
+__global__ void __launch_bounds__(kWarps * 32, kMinCtas)
+    attention_fwd(const __grid_constant__ AttentionParams p) {
+  using Cfg = evotune_attention::KernelConfig<T, D, kBlockM, kBlockN, kWarps, kStages, kBarrier, kLayout,
+                                              kVecBytes, kQFragments, kOverlap, kQkSplit, kKvWarps, kSplits,
+                                              kCombine, kPack, kCausal>;
   if constexpr (kMma == 1) {
     evotune_attention::attention_forward<Cfg, evotune_attention::MmaMainloop<Cfg>>(p);
   } else {
-    static_assert(kOverlap == 0 && kQkSplit == 1 && kKvWarps == 1, "overlap, qk_split and kv_warps are tensor-core schedules");
+    static_assert(kOverlap == 0 && kQkSplit == 1 && kKvWarps == 1,
+                  "overlap, qk_split and kv_warps are tensor-core schedules");
     evotune_attention::attention_forward<Cfg, evotune_attention::ScalarMainloop<Cfg>>(p);
   }
 }

@@ -10,24 +10,42 @@ namespace evotune::attention {
 
 const std::vector<Parameter>& parameters() {
   static const std::vector<Parameter> params = {
-      {"mma", {kScalar, kMmaSync}, {"scalar", "mma_sync"}, "arithmetic: fp32 FMA, or mma.sync m16n8k16 tensor cores"},
+      {"mma",
+       {kScalar, kMmaSync},
+       {"scalar", "mma_sync"},
+       "arithmetic: fp32 FMA, or mma.sync m16n8k16 tensor cores"},
       {"block_m", {16, 32, 64, 128, 256}, {}, "query rows per CTA"},
       {"block_n", {16, 32, 64, 128}, {}, "keys per K/V block"},
       {"warps", {1, 2, 4, 8}, {}, "warps per CTA"},
       {"stages", {1, 2, 3}, {}, "K/V blocks in flight through the cp.async ring"},
-      {"barrier", {kFullBarrier, kLightBarrier}, {"full", "light"},
+      {"barrier",
+       {kFullBarrier, kLightBarrier},
+       {"full", "light"},
        "full: a CTA barrier around every shared-memory phase; light: only the ones the algorithm needs"},
-      {"smem_layout", {kPaddedLayout, kSwizzledLayout}, {"padded", "swizzled"},
+      {"smem_layout",
+       {kPaddedLayout, kSwizzledLayout},
+       {"padded", "swizzled"},
        "bank-conflict avoidance for shared tiles: 16-byte row padding, or xor swizzle of 16-byte chunks"},
       {"vec_bytes", {4, 8, 16}, {}, "bytes per cp.async global->shared copy"},
-      {"q_frags", {kQInSharedMemory, kQInRegisters}, {"smem", "regs"},
+      {"q_frags",
+       {kQInSharedMemory, kQInRegisters},
+       {"smem", "regs"},
        "mma_sync: keep Q's MMA fragments in registers, or re-read them from shared memory every K/V block"},
       {"min_ctas", {1, 2, 3, 4}, {}, "CTAs per SM the register allocation must allow (__launch_bounds__)"},
-      {"overlap", {0, 1}, {"off", "on"},
-       "mma_sync, stages >= 3: issue the next block's Q.K^T before this block's softmax (software pipelining)"},
-      {"qk_split", {1, 2}, {}, "mma_sync: independent accumulator sets in Q.K^T (more HMMA chains in flight)"},
-      {"kv_warps", {1, 2, 4}, {},
-       "mma_sync: warps that split each K/V block's keys (own online softmax each, merged at the end) instead of "
+      {"overlap",
+       {0, 1},
+       {"off", "on"},
+       "mma_sync, stages >= 3: issue the next block's Q.K^T before this block's softmax (software "
+       "pipelining)"},
+      {"qk_split",
+       {1, 2},
+       {},
+       "mma_sync: independent accumulator sets in Q.K^T (more HMMA chains in flight)"},
+      {"kv_warps",
+       {1, 2, 4},
+       {},
+       "mma_sync: warps that split each K/V block's keys (own online softmax each, merged at the end) "
+       "instead of "
        "rows: every warp has work in tiles of few rows (decode)"},
       {"splits",
        {kAutoSplits, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32},
@@ -35,9 +53,14 @@ const std::vector<Parameter>& parameters() {
        "split-KV: K/V chunks per (query tile, head, batch), one CTA each, merged by a combine kernel; auto: "
        "chosen per launch from the problem and the SM count (auto_splits)",
        std::pair<int, std::string>{kAutoSplits, "auto"}},
-      {"combine", {kCombineKernel, kCombineLastCta}, {"kernel", "last_cta"},
-       "split-KV: merge the chunks in a second kernel, or in the CTA that finishes its tile last (one launch)"},
-      {"pack_gqa", {0, 1}, {"off", "on"},
+      {"combine",
+       {kCombineKernel, kCombineLastCta},
+       {"kernel", "last_cta"},
+       "split-KV: merge the chunks in a second kernel, or in the CTA that finishes its tile last (one "
+       "launch)"},
+      {"pack_gqa",
+       {0, 1},
+       {"off", "on"},
        "GQA/MQA: the query heads that share a KV head are one CTA's rows, so K/V are read once per KV head"},
   };
   return params;
@@ -143,22 +166,24 @@ std::optional<std::string> invalid_reason(const Config& c, const Problem& p, con
     if (warps % kv_warps != 0) return fmt::format("kv_warps={} does not divide warps={}", kv_warps, warps);
     const int row_warps = warps / kv_warps;
     if (block_m % (16 * row_warps) != 0 || block_m / (16 * row_warps) > 2) {
-      return fmt::format("mma_sync needs block_m = 16 or 32 rows per row group of warps (block_m={}, warps={}, "
-                         "kv_warps={})",
-                         block_m, warps, kv_warps);
+      return fmt::format(
+          "mma_sync needs block_m = 16 or 32 rows per row group of warps (block_m={}, warps={}, "
+          "kv_warps={})",
+          block_m, warps, kv_warps);
     }
     if (block_n % (16 * kv_warps) != 0) {
-      return fmt::format("kv_warps={} leaves fewer than 16 keys (or not a multiple) per warp of block_n={}", kv_warps,
-                         block_n);
+      return fmt::format("kv_warps={} leaves fewer than 16 keys (or not a multiple) per warp of block_n={}",
+                         kv_warps, block_n);
     }
     if (limits.compute_capability < 80) return "mma_sync m16n8k16 with bf16 and cp.async need sm_80 or newer";
     if (c.at("q_frags") == kQInRegisters && block_m / (16 * row_warps) != 1) {
       return "q_frags=regs needs one 16-row tile per warp (block_m = 16 x warps / kv_warps)";
     }
     if (merge_bytes(c, p) > kv_buffer_bytes(c, p)) {
-      return fmt::format("kv_warps={}: the key groups' merge needs {} bytes, more than the {} of the K/V buffers it "
-                         "reuses",
-                         kv_warps, merge_bytes(c, p), kv_buffer_bytes(c, p));
+      return fmt::format(
+          "kv_warps={}: the key groups' merge needs {} bytes, more than the {} of the K/V buffers it "
+          "reuses",
+          kv_warps, merge_bytes(c, p), kv_buffer_bytes(c, p));
     }
     if (c.at("overlap") == 1 && c.at("stages") < 3) return "overlap=on keeps three K/V blocks in flight: stages >= 3";
   } else {
@@ -179,12 +204,14 @@ std::optional<std::string> invalid_reason(const Config& c, const Problem& p, con
   if (c.at("pack_gqa") == 1 && p.group() == 1) {
     return "pack_gqa=on needs GQA/MQA (hq > hkv): with one query head per KV head it is the unpacked kernel";
   }
-  if (c.at("splits") == 1 && c.at("combine") != kCombineKernel) return "combine applies to split-KV (splits != 1)";
+  if (c.at("splits") == 1 && c.at("combine") != kCombineKernel)
+    return "combine applies to split-KV (splits != 1)";
   if (const int splits = c.at("splits"); splits > 1) {
     const int kv_blocks = (p.skv + c.at("block_n") - 1) / c.at("block_n");
     if (splits > kv_blocks) {
-      return fmt::format("splits={} exceeds the {} K/V blocks of block_n={}: the chunks past them would be empty", splits,
-                         kv_blocks, c.at("block_n"));
+      return fmt::format(
+          "splits={} exceeds the {} K/V blocks of block_n={}: the chunks past them would be empty", splits,
+          kv_blocks, c.at("block_n"));
     }
     if (split_workspace_bytes(p, splits) > kMaxSplitWorkspaceBytes) {
       return fmt::format("splits={} needs {:.1f} GiB of fp32 partial outputs (limit {} GiB)", splits,
@@ -219,7 +246,8 @@ int merge_bytes(const Config& c, const Problem& p) {
 int mma_live_registers(const Config& c, const Problem& p) {
   const int row_warps = c.at("warps") / c.at("kv_warps");
   const int m_tiles = c.at("block_m") / (16 * row_warps);  // 16-row MMA tiles per warp
-  const int scores = m_tiles * (c.at("block_n") / c.at("kv_warps") / 8) * 4;  // m16n8 accumulators: 4 floats each
+  const int scores =
+      m_tiles * (c.at("block_n") / c.at("kv_warps") / 8) * 4;  // m16n8 accumulators: 4 floats each
   const int output = m_tiles * (p.d / 8) * 4;
   // Q.K^T accumulates into qk_split sets; with overlap the next block's scores exist beside this block's.
   const int held_scores = scores * c.at("qk_split") + (c.at("overlap") == 1 ? scores : 0);
@@ -266,11 +294,12 @@ std::optional<std::string> rejected_resources(const runtime::ResourceUsage& u) {
 }
 
 std::string name_expression(const Config& c, const Problem& p) {
-  return fmt::format("attention_fwd<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>",
-                     p.cuda_type(), p.d, c.at("mma"), c.at("block_m"), c.at("block_n"), c.at("warps"), c.at("stages"),
-                     c.at("barrier"), c.at("smem_layout"), c.at("vec_bytes"), c.at("q_frags"), c.at("min_ctas"),
-                     c.at("overlap"), c.at("qk_split"), c.at("kv_warps"), c.at("splits"), c.at("combine"), c.at("pack_gqa") == 1 ? "true" : "false",
-                     p.causal ? "true" : "false");
+  return fmt::format(
+      "attention_fwd<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>",
+      p.cuda_type(), p.d, c.at("mma"), c.at("block_m"), c.at("block_n"), c.at("warps"), c.at("stages"),
+      c.at("barrier"), c.at("smem_layout"), c.at("vec_bytes"), c.at("q_frags"), c.at("min_ctas"),
+      c.at("overlap"), c.at("qk_split"), c.at("kv_warps"), c.at("splits"), c.at("combine"),
+      c.at("pack_gqa") == 1 ? "true" : "false", p.causal ? "true" : "false");
 }
 
 runtime::CompileRequest compile_request(const Config& c, const Problem& p, const runtime::Target& target,
@@ -279,7 +308,8 @@ runtime::CompileRequest compile_request(const Config& c, const Problem& p, const
   r.source_name = "attention.cu";
   r.source = "#include \"attention/attention.cuh\"\n";
   // A config that can split with a combine kernel carries it in the same module (combine.cuh).
-  if (c.at("splits") != 1 && c.at("combine") == kCombineKernel) r.source += fmt::format("EVOTUNE_ATTENTION_COMBINE({}, {})\n", p.cuda_type(), p.d);
+  if (c.at("splits") != 1 && c.at("combine") == kCombineKernel)
+    r.source += fmt::format("EVOTUNE_ATTENTION_COMBINE({}, {})\n", p.cuda_type(), p.d);
   r.headers = templates::embedded_headers("attention/");
   r.name_expressions = {name_expression(c, p)};
   r.options = {"--use_fast_math"};
@@ -301,26 +331,27 @@ runtime::Preparation prepare(const Config& config, const Problem& problem, const
 std::size_t split_workspace_bytes(const Problem& p, int splits) {
   if (splits <= 1) return 0;
   // fp32 partial rows [splits][b * hq * sq][d] and their LSEs [splits][b * hq * sq].
-  return static_cast<std::size_t>(splits) * static_cast<std::size_t>(p.rows()) * (static_cast<std::size_t>(p.d) + 1) * 4;
+  return static_cast<std::size_t>(splits) * static_cast<std::size_t>(p.rows()) *
+         (static_cast<std::size_t>(p.d) + 1) * 4;
 }
 
-
-int cta_rows(const Config& c, const Problem& p) { return c.at("pack_gqa") == 1 ? p.sq * p.group() : p.sq; }
+int cta_rows(const Config& c, const Problem& p) {
+  return c.at("pack_gqa") == 1 ? p.sq * p.group() : p.sq;
+}
 
 long long query_tiles(const Config& c, const Problem& p) {
   return (cta_rows(c, p) + c.at("block_m") - 1) / c.at("block_m");
 }
 
 long long unsplit_ctas(const Config& c, const Problem& p) {
-  const long long tiles = (cta_rows(c, p) + c.at("block_m") - 1) / c.at("block_m");
   const long long heads = c.at("pack_gqa") == 1 ? p.hkv : p.hq;
-  return tiles * heads * p.b;
+  return query_tiles(c, p) * heads * p.b;
 }
 
 int resident_ctas(const Config& c, const Problem& p, const DeviceLimits& limits) {
   // What can be resident on one SM at once, by the two limits known before compiling: shared memory
-  // (plus the 1 KiB the driver reserves per CTA) and threads. Registers
-  // are bounded only by min_ctas until ptxas has run, so they do not enter.
+  // (plus the 1 KiB the driver reserves per CTA) and threads. Registers are bounded only by min_ctas
+  // until ptxas has run, so they do not enter.
   const int by_smem = limits.shared_bytes_per_sm / (shared_bytes(c, p) + 1024);
   const int by_threads = limits.max_threads_per_sm / threads(c);
   return std::clamp(std::min(by_smem, by_threads), 1, 32);
@@ -364,7 +395,8 @@ int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
   return 1;
 }
 
-void bind_split_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim, CUdeviceptr workspace) {
+void bind_split_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim,
+                          CUdeviceptr workspace) {
   params.splits = plan.splits;
   params.partial_o = nullptr;
   params.partial_lse = nullptr;
@@ -373,7 +405,8 @@ void bind_split_workspace(AttentionParams& params, const LaunchPlan& plan, int h
     const std::size_t rows = static_cast<std::size_t>(params.b) * params.hq * params.sq;
     params.partial_o = reinterpret_cast<float*>(workspace);
     params.partial_lse = params.partial_o + static_cast<std::size_t>(plan.splits) * rows * head_dim;
-    if (plan.counters > 0) params.split_counters = reinterpret_cast<unsigned*>(params.partial_lse + plan.splits * rows);
+    if (plan.counters > 0)
+      params.split_counters = reinterpret_cast<unsigned*>(params.partial_lse + plan.splits * rows);
   }
 }
 

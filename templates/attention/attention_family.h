@@ -79,8 +79,10 @@ int auto_splits(const Config& config, const Problem& problem, const DeviceLimits
 // Bytes of the split workspace for `splits` chunks (0 for one).
 std::size_t split_workspace_bytes(const Problem& problem, int splits);
 // Points the kernel arguments at a split workspace of plan.workspace_bytes (partial outputs, their LSEs,
-// then the tile counters of combine=last_cta) and sets the split count; without a split, clears them. Rows come from params (b * hq * sq).
-void bind_split_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim, CUdeviceptr workspace);
+// then the tile counters of combine=last_cta) and sets the split count; without a split, clears them. Rows
+// come from params (b * hq * sq).
+void bind_split_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim,
+                          CUdeviceptr workspace);
 // CTAs of the grid before splitting: query tiles x heads (KV heads when packed) x batch.
 long long unsplit_ctas(const Config& config, const Problem& problem);
 

@@ -23,7 +23,8 @@ __device__ __forceinline__ void combine_row(const AttentionParams& p, long long 
   float max_lse = -CUDART_INF_F;
   for (int s = lane; s < p.splits; s += 32) max_lse = fmaxf(max_lse, __ldcg(p.partial_lse + s * rows + row));
 #pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) max_lse = fmaxf(max_lse, __shfl_xor_sync(0xffffffffu, max_lse, offset));
+  for (int offset = 16; offset > 0; offset /= 2)
+    max_lse = fmaxf(max_lse, __shfl_xor_sync(0xffffffffu, max_lse, offset));
   float sum = 0.0f;
   for (int s = lane; s < p.splits; s += 32) {
     sum += evotune_split::combine_weight(__ldcg(p.partial_lse + s * rows + row), max_lse);
@@ -36,7 +37,8 @@ __device__ __forceinline__ void combine_row(const AttentionParams& p, long long 
 #pragma unroll
   for (int c = 0; c < kCols; ++c) acc[c] = 0.0f;
   for (int s = 0; s < p.splits; ++s) {
-    const float weight = evotune_split::combine_weight(__ldcg(p.partial_lse + s * rows + row), max_lse) * inverse;
+    const float weight =
+        evotune_split::combine_weight(__ldcg(p.partial_lse + s * rows + row), max_lse) * inverse;
     if (weight == 0.0f) continue;  // an empty chunk (uniform across the warp: one row per warp)
     const float* src = p.partial_o + (s * rows + row) * D + lane * kCols;
     if constexpr (kCols == 4) {
@@ -70,7 +72,8 @@ __device__ __forceinline__ void combine_if_last(const Tile& w, const AttentionPa
   const unsigned counter = (blockIdx.z * gridDim.y + blockIdx.y) * (gridDim.x / w.splits) + w.tile;
   if (threadIdx.x == 0) {
     done = atomicAdd(p.split_counters + counter, 1u);
-    if (done == static_cast<unsigned>(w.splits) - 1) p.split_counters[counter] = 0;  // ready for the next launch
+    if (done == static_cast<unsigned>(w.splits) - 1)
+      p.split_counters[counter] = 0;  // ready for the next launch
   }
   if (!__syncthreads_or(threadIdx.x == 0 && done == static_cast<unsigned>(w.splits) - 1)) return;
   __threadfence();
@@ -87,9 +90,10 @@ __device__ __forceinline__ void combine_if_last(const Tile& w, const AttentionPa
 // (the search's workers, bench, the launcher) finds it by the fixed name `attention_combine` without a
 // lowered name to carry around. The compile request appends this macro with the problem's type and
 // head dim only for configs that can split (attention_family.cpp).
-#define EVOTUNE_ATTENTION_COMBINE(T, D)                                                                       \
-  extern "C" __global__ void __launch_bounds__(evotune_attention::kCombineThreads)                            \
-      attention_combine(const __grid_constant__ AttentionParams p) {                                          \
-    const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;            \
-    if (row < static_cast<long long>(p.b) * p.hq * p.sq) evotune_attention::combine_row<T, D>(p, row, threadIdx.x % 32); \
+#define EVOTUNE_ATTENTION_COMBINE(T, D)                                                              \
+  extern "C" __global__ void __launch_bounds__(evotune_attention::kCombineThreads)                   \
+      attention_combine(const __grid_constant__ AttentionParams p) {                                 \
+    const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; \
+    if (row < static_cast<long long>(p.b) * p.hq * p.sq)                                             \
+      evotune_attention::combine_row<T, D>(p, row, threadIdx.x % 32);                                \
   }

@@ -84,7 +84,8 @@ __device__ __forceinline__ void cp_async_wait() {
 // always exists and stands in as a mapped source address for the rest); rows at or past valid_rows are
 // zero-filled. kAllRowsValid: the caller knows the whole tile lies inside the tensor, so no per-row
 // check is made (most K/V blocks; only the last one of a ragged sequence needs it).
-template <typename T, int D, int kRows, int kLayout, int kVecBytes, int kThreads, bool kAllRowsValid, class RowSource>
+template <typename T, int D, int kRows, int kLayout, int kVecBytes, int kThreads, bool kAllRowsValid,
+          class RowSource>
 __device__ __forceinline__ void copy_tile_rows(T* smem, const RowSource& row_source, int valid_rows) {
   constexpr int kElemsPerCopy = kVecBytes / 2;
   constexpr int kCopiesPerRow = D / kElemsPerCopy;
@@ -100,7 +101,8 @@ __device__ __forceinline__ void copy_tile_rows(T* smem, const RowSource& row_sou
     const int row = i / kCopiesPerRow;
     const int col = (i % kCopiesPerRow) * kElemsPerCopy;
     const bool valid = kAllRowsValid || row < valid_rows;
-    cp_async<kVecBytes>(smem + TileLayout<D, kLayout>::offset(row, col), row_source(valid ? row : 0) + col, valid);
+    cp_async<kVecBytes>(smem + TileLayout<D, kLayout>::offset(row, col), row_source(valid ? row : 0) + col,
+                        valid);
   }
 }
 
@@ -130,13 +132,13 @@ __device__ __forceinline__ void load_q_tile(T* smem, const Tile& w, const Attent
 template <bool kPack, int kSplits>
 struct WorkTile {
   int batch, head, kv_head;  // head: the CTA's query head, or (packed) the first head of its group
-  int m0;           // first row of this CTA, in packed rows when kPack
-  int rows;         // rows of one (batch, CTA head): sq, or sq * group when packed
-  int group;        // query heads per KV head
-  int begin, end;   // K/V blocks to visit: [begin, end), this CTA's chunk
-  int diagonal;     // skv - sq: query i may see keys 0 .. i + diagonal (bottom-right causal)
+  int m0;                    // first row of this CTA, in packed rows when kPack
+  int rows;                  // rows of one (batch, CTA head): sq, or sq * group when packed
+  int group;                 // query heads per KV head
+  int begin, end;            // K/V blocks to visit: [begin, end), this CTA's chunk
+  int diagonal;              // skv - sq: query i may see keys 0 .. i + diagonal (bottom-right causal)
   int split, splits;
-  int tile;         // this CTA's query tile (m0 / block_m)
+  int tile;  // this CTA's query tile (m0 / block_m)
 
   __device__ __forceinline__ int query(int local_row) const {
     return kPack ? evotune_split::packed_query(m0 + local_row, group) : m0 + local_row;
@@ -145,7 +147,9 @@ struct WorkTile {
     return kPack ? head + evotune_split::packed_head_in_group(m0 + local_row, group) : head;
   }
   // Output goes to the split workspace (fp32 partials and their LSE), not to O.
-  __device__ __forceinline__ bool partial() const { return kSplits == 1 ? false : kSplits > 1 ? true : splits > 1; }
+  __device__ __forceinline__ bool partial() const {
+    return kSplits == 1 ? false : kSplits > 1 ? true : splits > 1;
+  }
   // Global index (batch, head, query) of a tile row in O and the LSE, or -1 past the last row.
   __device__ __forceinline__ long long output_row(int local_row, int hq, int sq) const {
     if (m0 + local_row >= rows) return -1;
@@ -175,8 +179,8 @@ __device__ __forceinline__ WorkTile<kPack, kSplits> make_work_tile(const Attenti
   }
   w.rows = evotune_split::tile_rows(p.sq, w.group, kPack);
   w.diagonal = p.skv - p.sq;
-  const evotune_split::BlockRange range = evotune_split::tile_blocks(w.m0, kBlockM, w.rows, w.group, kPack, p.sq, p.skv,
-                                                                     kCausal, kBlockN, w.splits, w.split);
+  const evotune_split::BlockRange range = evotune_split::tile_blocks(
+      w.m0, kBlockM, w.rows, w.group, kPack, p.sq, p.skv, kCausal, kBlockN, w.splits, w.split);
   w.begin = range.begin;
   w.end = range.end;
   return w;
@@ -213,18 +217,20 @@ __device__ __forceinline__ float finish_lse(float row_max_log2, float row_sum) {
 // holds one chunk of a split, to the fp32 split workspace, normalized by the chunk's own sum; its LSE to
 // the LSE output (when asked for) or to the workspace (always: the combine needs it).
 template <typename T, int D, class Tile>
-__device__ __forceinline__ void store_output_pair(const Tile& w, const AttentionParams& p, long long row, int col,
-                                                  float a, float b) {
+__device__ __forceinline__ void store_output_pair(const Tile& w, const AttentionParams& p, long long row,
+                                                  int col, float a, float b) {
   if (w.partial()) {
     const long long rows = static_cast<long long>(p.b) * p.hq * p.sq;
     *reinterpret_cast<float2*>(p.partial_o + (w.split * rows + row) * D + col) = make_float2(a, b);
   } else {
-    *reinterpret_cast<typename Element<T>::Pair*>(static_cast<T*>(p.o) + row * D + col) = Element<T>::pack(a, b);
+    *reinterpret_cast<typename Element<T>::Pair*>(static_cast<T*>(p.o) + row * D + col) =
+        Element<T>::pack(a, b);
   }
 }
 
 template <typename T, int D, class Tile>
-__device__ __forceinline__ void store_output(const Tile& w, const AttentionParams& p, long long row, int col, float a) {
+__device__ __forceinline__ void store_output(const Tile& w, const AttentionParams& p, long long row, int col,
+                                             float a) {
   if (w.partial()) {
     const long long rows = static_cast<long long>(p.b) * p.hq * p.sq;
     p.partial_o[(w.split * rows + row) * D + col] = a;

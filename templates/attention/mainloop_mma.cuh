@@ -131,8 +131,9 @@ struct MmaMainloop {
 #pragma unroll
       for (int np = 0; np < kNTiles / 2; ++np) {
         unsigned b[4];
-        ldmatrix_x4(b, k_smem + Layout::offset(key_warp * kWarpKeys + np * 16 + (lane & 7) + ((lane >> 4) << 3),
-                                               kk * 16 + ((lane >> 3) & 1) * 8));
+        ldmatrix_x4(b,
+                    k_smem + Layout::offset(key_warp * kWarpKeys + np * 16 + (lane & 7) + ((lane >> 4) << 3),
+                                            kk * 16 + ((lane >> 3) & 1) * 8));
 #pragma unroll
         for (int mt = 0; mt < kMTiles; ++mt) {
           mma_16816<T>(acc[set][mt][2 * np], a[mt], b[0], b[1]);
@@ -182,8 +183,8 @@ struct MmaMainloop {
           for (int nt = 0; nt < kNTiles; ++nt) {
 #pragma unroll
             for (int e = 0; e < 2; ++e) {
-              if (!key_visible<Cfg::kCausal>(query, n0 + key_warp * kWarpKeys + nt * 8 + (lane & 3) * 2 + e, p.skv,
-                                            w.diagonal)) {
+              if (!key_visible<Cfg::kCausal>(query, n0 + key_warp * kWarpKeys + nt * 8 + (lane & 3) * 2 + e,
+                                             p.skv, w.diagonal)) {
                 s[mt][nt][2 * h + e] = -CUDART_INF_F;
               }
             }
@@ -242,8 +243,9 @@ struct MmaMainloop {
 #pragma unroll
       for (int dp = 0; dp < kDTiles / 2; ++dp) {
         unsigned b[4];
-        ldmatrix_x4_trans(b, v_smem + Layout::offset(key_warp * kWarpKeys + kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8,
-                                                     dp * 16 + (lane >> 4) * 8));
+        ldmatrix_x4_trans(
+            b, v_smem + Layout::offset(key_warp * kWarpKeys + kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8,
+                                       dp * 16 + (lane >> 4) * 8));
 #pragma unroll
         for (int mt = 0; mt < kMTiles; ++mt) {
           mma_16816<T>(o[mt][2 * dp], a[mt], b[0], b[1]);
@@ -267,7 +269,9 @@ struct MmaMainloop {
   // lane-minor, no bank conflicts.
   __device__ __forceinline__ bool merge_key_groups(const AttentionParams& p, void* reusable_smem) {
     float* slots = static_cast<float*>(reusable_smem);
-    auto slot = [&](int group) { return slots + (row_warp * (kKvWarps - 1) + group - 1) * kMergeFloats * 32 + lane; };
+    auto slot = [&](int group) {
+      return slots + (row_warp * (kKvWarps - 1) + group - 1) * kMergeFloats * 32 + lane;
+    };
     if (key_warp > 0) {
       float* mine = slot(key_warp);
       int i = 0;
@@ -308,7 +312,8 @@ struct MmaMainloop {
           for (int dt = 0; dt < kDTiles; ++dt) {
 #pragma unroll
             for (int e = 0; e < 2; ++e) {
-              o[mt][dt][2 * h + e] = o[mt][dt][2 * h + e] * mine_scale + theirs[(base + dt * 4 + 2 * h + e) * 32] * their_scale;
+              o[mt][dt][2 * h + e] =
+                  o[mt][dt][2 * h + e] * mine_scale + theirs[(base + dt * 4 + 2 * h + e) * 32] * their_scale;
             }
           }
         }
@@ -338,7 +343,8 @@ struct MmaMainloop {
             store_output_pair<T, D>(w, p, row, dt * 8 + (lane & 3) * 2, o[mt][dt][2 * h] * inverse,
                                     o[mt][dt][2 * h + 1] * inverse);
           }
-          if ((lane & 3) == 0) store_lse(w, p, row, finish_lse(row_max[mt][h] * p.softmax_scale * kLog2e, sum));
+          if ((lane & 3) == 0)
+            store_lse(w, p, row, finish_lse(row_max[mt][h] * p.softmax_scale * kLog2e, sum));
         }
       }
     }

@@ -117,7 +117,8 @@ struct ScalarMainloop {
     const long long row = w.output_row(row_local, p.hq, p.sq);
     if (row < 0) return;
 #pragma unroll
-    for (int i = 0; i < kColsPerThread; ++i) store_output<T, D>(w, p, row, part + i * kThreadsPerRow, o[i] * inverse);
+    for (int i = 0; i < kColsPerThread; ++i)
+      store_output<T, D>(w, p, row, part + i * kThreadsPerRow, o[i] * inverse);
     if (part == 0) store_lse(w, p, row, finish_lse(row_max, sum));
   }
 };

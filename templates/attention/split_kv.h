@@ -27,7 +27,9 @@ struct BlockRange {
   int begin, end;  // K/V blocks [begin, end); empty when begin >= end
 };
 
-EVOTUNE_HOST_DEVICE int ceil_div(int a, int b) { return (a + b - 1) / b; }
+EVOTUNE_HOST_DEVICE int ceil_div(int a, int b) {
+  return (a + b - 1) / b;
+}
 
 // The K/V blocks chunk `split` of `splits` visits, out of n_blocks.
 EVOTUNE_HOST_DEVICE BlockRange split_range(int n_blocks, int splits, int split) {
@@ -40,8 +42,8 @@ EVOTUNE_HOST_DEVICE BlockRange split_range(int n_blocks, int splits, int split) 
 // The K/V blocks that chunk `split` of the tile of rows [m0, m0 + block_m) visits (rows: the rows of one
 // (batch, CTA head), packed or not). Causal (bottom-right): the tile's last row sees keys up to its
 // query + skv - sq, and no block past that is visited.
-EVOTUNE_HOST_DEVICE BlockRange tile_blocks(int m0, int block_m, int rows, int group, bool packed, int sq, int skv,
-                                           bool causal, int block_n, int splits, int split) {
+EVOTUNE_HOST_DEVICE BlockRange tile_blocks(int m0, int block_m, int rows, int group, bool packed, int sq,
+                                           int skv, bool causal, int block_n, int splits, int split) {
   int keys = skv;
   if (causal) {
     const int last = (m0 + block_m < rows ? m0 + block_m : rows) - 1;
@@ -53,11 +55,17 @@ EVOTUNE_HOST_DEVICE BlockRange tile_blocks(int m0, int block_m, int rows, int gr
 }
 
 // Packed (or plain, group 1) row -> query index and head within the KV head's group.
-EVOTUNE_HOST_DEVICE int packed_query(int packed_row, int group) { return packed_row / group; }
-EVOTUNE_HOST_DEVICE int packed_head_in_group(int packed_row, int group) { return packed_row % group; }
+EVOTUNE_HOST_DEVICE int packed_query(int packed_row, int group) {
+  return packed_row / group;
+}
+EVOTUNE_HOST_DEVICE int packed_head_in_group(int packed_row, int group) {
+  return packed_row % group;
+}
 
 // Rows of one (batch, CTA head): sq, or sq * group when packed.
-EVOTUNE_HOST_DEVICE int tile_rows(int sq, int group, bool packed) { return packed ? sq * group : sq; }
+EVOTUNE_HOST_DEVICE int tile_rows(int sq, int group, bool packed) {
+  return packed ? sq * group : sq;
+}
 
 // The combine rule for one row. `lse` holds each chunk's natural-log LSE (-inf: the chunk saw no key).
 // Fills weights[s] = exp(lse_s - lse_total) (they sum to 1) and returns lse_total; -inf when every
