@@ -5,6 +5,7 @@
 #include <chrono>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "runtime/cubin_cache.h"
 #include "runtime/cuda_objects.h"
@@ -33,8 +34,9 @@ struct AttentionLauncher::Impl {
   // the checks and the planning.
   mutable std::optional<AttentionShape> validated;
   mutable attention::LaunchPlan plan;
-  // The split workspace, grown on demand (see launch()).
+  // The split workspace, grown on demand, and where the last zeroed tile counters are (see launch()).
   mutable std::optional<runtime::DeviceBuffer> workspace;
+  mutable std::pair<CUdeviceptr, std::size_t> zeroed_counters{0, 0};
 };
 
 namespace {
@@ -163,10 +165,19 @@ void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdev
   if (plan.workspace_bytes > 0 && (!m.workspace || m.workspace->bytes() < plan.workspace_bytes)) {
     m.workspace.reset();  // free the smaller one first: the device may not hold both
     m.workspace.emplace(plan.workspace_bytes, "split-KV workspace of the attention launcher");
-    // The tile counters of combine=last_cta start at zero (each launch leaves them there).
-    EVOTUNE_CU(cuMemsetD8(m.workspace->get(), 0, plan.workspace_bytes), "zeroing the split-KV workspace");
+    m.zeroed_counters = {0, 0};
   }
   attention::bind_split_workspace(params, plan, shape.d, m.workspace ? m.workspace->get() : 0);
+  // combine=last_cta: the tile counters must read zero when the kernel starts. Each launch leaves its
+  // counters at zero, but another shape puts them elsewhere in the workspace (after its partials), over
+  // bytes an earlier shape's partials may have left: zero them, in stream order, whenever they move.
+  const std::pair<CUdeviceptr, std::size_t> counters{reinterpret_cast<CUdeviceptr>(params.split_counters),
+                                                     plan.counters};
+  if (plan.counters > 0 && counters != m.zeroed_counters) {
+    EVOTUNE_CU(cuMemsetD8Async(counters.first, 0, plan.counters * sizeof(unsigned), stream),
+               "zeroing the split-KV tile counters");
+    m.zeroed_counters = counters;
+  }
   void* args[] = {&params};
   auto launch_one = [&](const runtime::Kernel& kernel, const runtime::LaunchGeometry& g, const char* what) {
     const CUresult result = runtime::driver().cuLaunchKernel(kernel.get(), g.grid[0], g.grid[1], g.grid[2],

@@ -67,7 +67,9 @@ class AttentionLauncher {
   // Split-KV (a config with splits > 1, or splits=auto where the shape calls for it) enqueues two
   // kernels that share a workspace of workspace_bytes(shape). The launcher allocates it on the first
   // launch that needs it (cuMemAlloc, which synchronizes the device: do a warm-up launch before
-  // capturing a graph or timing), keeps it, and grows it when a larger shape needs more. Because the
+  // capturing a graph or timing), keeps it, and grows it when a larger shape needs more. With
+  // combine=last_cta, a launch of a shape other than the last also zeroes the tile counters first (a
+  // small memset on `stream`). Because the
   // workspace is the launcher's, launches of one launcher on streams that may run concurrently race on
   // it: give each concurrent stream its own launcher.
   void launch(const AttentionShape& shape, CUdeviceptr q, CUdeviceptr k, CUdeviceptr v, CUdeviceptr o,

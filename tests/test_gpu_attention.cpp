@@ -356,4 +356,24 @@ TEST(GpuAttention, LauncherSplitsWithItsOwnWorkspace) {
       EXPECT_TRUE(check.passed) << text << " | " << launcher->config() << ": " << check.reason;
     }
   }
+  // One combine=last_cta launcher on shapes that move its tile counters within its workspace (a larger
+  // shape, a smaller one over the larger one's partials, the first again): each launch must be right.
+  AttentionLauncherOptions options;
+  options.cache_dir = f.cache_dir.path().string();
+  const evotune::AttentionLauncher last_cta("block_m=16,warps=4,kv_warps=4,block_n=64,stages=3,pack_gqa=on,"
+                                            "splits=auto,combine=last_cta",
+                                            128, false, false, options);
+  for (const char* text : {"b=1,hq=32,hkv=8,sq=1,skv=4000,d=128,causal=0,dtype=fp16",
+                           "b=3,hq=16,hkv=4,sq=1,skv=9000,d=128,causal=0,dtype=fp16",
+                           "b=1,hq=8,hkv=2,sq=1,skv=700,d=128,causal=0,dtype=fp16",
+                           "b=1,hq=32,hkv=8,sq=1,skv=4000,d=128,causal=0,dtype=fp16"}) {
+    const Problem p = Problem::parse(text);
+    const evotune::AttentionShape shape{p.b, p.hq, p.hkv, p.sq, p.skv, p.d, p.causal, false};
+    EXPECT_GT(last_cta.splits(shape), 1) << text;
+    harness::AttentionWorkspace ws(p, f.compiler, f.target, 41, f.stream);
+    ws.poison_outputs(f.stream);
+    last_cta.launch(shape, ws.q().get(), ws.k().get(), ws.v().get(), ws.o().get(), f.stream.get(), ws.lse().get());
+    const harness::AttentionCheck check = ws.check(f.stream, true);
+    EXPECT_TRUE(check.passed) << text << " after other shapes: " << check.reason;
+  }
 }
