@@ -257,25 +257,24 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
       // while the trials table is rebuilt (SQLite's procedure; the pragma is a no-op inside a
       // transaction) and checked before the commit.
       exec("PRAGMA foreign_keys = OFF");
-      exec("BEGIN IMMEDIATE");
       try {
-        if (version == 0) {
-          exec(kSchema);
-          exec(kTrialsTable);
-          exec(kTrialsIndexAndView);
-          exec(kBaselinesTable);
-          exec(kRetimesTable);
-        } else {
-          if (version < 2) exec(kBaselinesTable);
-          if (version < 3) {
-            migrate_trials_table();
+        in_transaction([&] {
+          if (version == 0) {
+            exec(kSchema);
+            exec(kTrialsTable);
+            exec(kTrialsIndexAndView);
+            exec(kBaselinesTable);
             exec(kRetimesTable);
+          } else {
+            if (version < 2) exec(kBaselinesTable);
+            if (version < 3) {
+              migrate_trials_table();
+              exec(kRetimesTable);
+            }
           }
-        }
-        exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion).c_str());
-        exec("COMMIT");
+          exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion).c_str());
+        });
       } catch (...) {
-        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
         exec("PRAGMA foreign_keys = ON");
         throw;
       }
@@ -325,8 +324,8 @@ int Store::schema_version() const {
 }
 
 std::int64_t Store::create_run(const RunInfo& info) {
-  exec("BEGIN IMMEDIATE");
-  try {
+  std::int64_t id = 0;
+  in_transaction([&] {
     std::optional<std::int64_t> device_id;
     if (!info.device.empty()) {
       Statement insert(db_, "INSERT OR IGNORE INTO devices (name, properties) VALUES (?, ?)");
@@ -343,18 +342,13 @@ std::int64_t Store::create_run(const RunInfo& info) {
     if (device_id) s.bind(7, *device_id);
     s.bind(8, info.versions).bind(9, info.options_json.empty() ? std::string("{}") : info.options_json);
     s.step();
-    std::int64_t id = sqlite3_last_insert_rowid(db_);
-    exec("COMMIT");
-    return id;
-  } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
+    id = sqlite3_last_insert_rowid(db_);
+  });
+  return id;
 }
 
 void Store::record_trial(std::int64_t run_id, const TrialRecord& t) {
-  exec("BEGIN IMMEDIATE");
-  try {
+  in_transaction([&] {
     Statement s(db_,
                 "INSERT INTO trials (run_id, seq, generation, config_key, config, status, resources, max_abs_error,"
                 " rel_l2_error, median_us, min_us, p10_us, p90_us, tflops, gbps, compile_seconds, error)"
@@ -372,11 +366,7 @@ void Store::record_trial(std::int64_t run_id, const TrialRecord& t) {
       sample.step();
       sample.reset();
     }
-    exec("COMMIT");
-  } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
+  });
 }
 
 void Store::finish_run(std::int64_t run_id, const std::string& status) {
@@ -394,14 +384,20 @@ void Store::record_baseline(std::int64_t run_id, const BaselineRecord& b) {
 }
 
 void Store::record_retimes(std::int64_t run_id, const std::vector<RetimeRecord>& retimes) {
-  exec("BEGIN IMMEDIATE");
-  try {
+  in_transaction([&] {
     Statement s(db_, "INSERT INTO retimes (run_id, config_key, round, median_us) VALUES (?, ?, ?, ?)");
     for (const RetimeRecord& r : retimes) {
       s.bind(1, run_id).bind(2, r.config_key).bind(3, static_cast<std::int64_t>(r.round)).bind(4, r.median_us);
       s.step();
       s.reset();
     }
+  });
+}
+
+void Store::in_transaction(const std::function<void()>& work) {
+  exec("BEGIN IMMEDIATE");
+  try {
+    work();
     exec("COMMIT");
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);

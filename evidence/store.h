@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -138,6 +139,8 @@ class Store {
 
  private:
   void exec(const char* sql) const;
+  // Runs `work` between BEGIN IMMEDIATE and COMMIT; if it throws, rolls back and rethrows.
+  void in_transaction(const std::function<void()>& work);
   void migrate_trials_table();
   sqlite3* db_ = nullptr;
   std::string path_;
