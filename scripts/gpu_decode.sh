@@ -24,11 +24,7 @@ shift $(($# < 2 ? $# : 2))
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(machine gpu_tests search bench sdpa summary)
 mkdir -p "$out"
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export EVOTUNE_SOURCE_DIR="$PWD"
-evotune="$build/cli/evotune"
-python=python3
-python3 -c "import torch" 2>/dev/null || python=/opt/torch/.venv/bin/python3
+source scripts/gpu_common.sh  # environment, evotune, python, pack, checkpoint_db, the machine and gpu_tests steps
 
 # The issue's five rows, then shapes beyond them (the rules must be general): 8 heads per KV head, MHA
 # decode (nothing to pack) with d=64, a group of 7 (not a power of two) with odd lengths, MQA decode.
@@ -38,20 +34,12 @@ budget="${DECODE_BUDGET:-160}"
 extra_budget="${EXTRA_BUDGET:-100}"
 slug() { echo "$1" | tr ',=' '_-'; }
 
-pack() { [[ -n "${OUT:-}" ]] && tar czf "$OUT/results.tgz" -C "$(dirname "$out")" "$(basename "$out")"; true; }
 status=0
 for s in "${steps[@]}"; do
   start=$SECONDS
   case "$s" in
-    machine)
-      { date -u +"%Y-%m-%dT%H:%M:%SZ"
-        nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
-        echo "cpus: $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"
-        echo "source: $(tr '\n' ' ' <"$build/source_commit.txt")"
-        "$evotune" --version; } >"$out/machine.txt" 2>&1 ;;
-    gpu_tests)
-      "$build/tests/evotune_tests" --gtest_color=no --gtest_filter='Gpu*' >"$out/gpu_tests.txt" 2>&1 || status=1
-      grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$out/gpu_tests.txt" ;;
+    machine | gpu_tests)
+      common_step "$s" || status=1 ;;
     search)
       for p in "${problems[@]}" "${extras[@]}"; do
         b="$budget"
@@ -66,8 +54,7 @@ for s in "${steps[@]}"; do
         echo "$p: $(grep -E '^run [0-9]+:' "$dir/search.txt" | head -1)"
         grep -E '^winner:' "$dir/search.txt"
       done
-      "$python" -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' \
-        "$out/decode.db" ;;
+      checkpoint_db "$out/decode.db" ;;
     bench)
       # Default and winner, interleaved over 3 rounds; bench picks the default itself when given no --config.
       rm -f "$out/bench.jsonl"

@@ -27,11 +27,7 @@ shift $(($# < 2 ? $# : 2))
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(machine gpu_tests compile_bench search confirm summary)
 mkdir -p "$out"
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export EVOTUNE_SOURCE_DIR="$PWD"
-evotune="$build/cli/evotune"
-python=python3
-python3 -c "import torch" 2>/dev/null || python=/opt/torch/.venv/bin/python3
+source scripts/gpu_common.sh  # environment, evotune, python, pack, checkpoint_db, the machine and gpu_tests steps
 source scripts/main_search.sh  # main_problem, main_search_args: scripts/run.sh's search
 problem="$main_problem"
 
@@ -56,25 +52,16 @@ search_once() {
   rm -rf "$cache"
   "$evotune" log --db "$db" >"$dir/log.txt" 2>&1
   "$evotune" top --db "$db" -n 10 >"$dir/top.txt" 2>&1
-  # The database in one file (its WAL folded in), to travel back as evidence.
-  "$python" -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' "$db"
+  checkpoint_db "$db"
   tail -n 4 "$dir/search.txt"; cat "$dir/search_wall.txt"
 }
 
-pack() { [[ -n "${OUT:-}" ]] && tar czf "$OUT/results.tgz" -C "$(dirname "$out")" "$(basename "$out")"; true; }
 status=0
 for s in "${steps[@]}"; do
   start=$SECONDS
   case "$s" in
-    machine)
-      { date -u +"%Y-%m-%dT%H:%M:%SZ"
-        nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
-        echo "cpus: $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"
-        echo "source: $(tr '\n' ' ' <"$build/source_commit.txt")"
-        "$evotune" --version; } >"$out/machine.txt" 2>&1 ;;
-    gpu_tests)
-      "$build/tests/evotune_tests" --gtest_color=no --gtest_filter='Gpu*' >"$out/gpu_tests.txt" 2>&1 || status=1
-      grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$out/gpu_tests.txt" ;;
+    machine | gpu_tests)
+      common_step "$s" || status=1 ;;
     compile_bench)
       { for kernel in smoke attention; do
           count=128

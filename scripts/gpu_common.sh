@@ -1,0 +1,38 @@
+# What the GPU evidence scripts share (sourced, not run; gpu_throughput.sh, gpu_decode.sh): the
+# environment on the device machine, the common steps, packing the outputs, and folding a database's
+# WAL into it. The sourcing script sets `build` (the build folder) and `out` (its output folder) first.
+export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export EVOTUNE_SOURCE_DIR="$PWD"  # the tests find the checkout's fixtures here
+evotune="$build/cli/evotune"
+python=python3
+python3 -c "import torch" 2>/dev/null || python=/opt/torch/.venv/bin/python3
+
+# With $OUT set (the device tool), packs the output folder into $OUT/results.tgz, so a call cut off at its
+# time limit still returns what finished; call it after every step.
+pack() { [[ -n "${OUT:-}" ]] && tar czf "$OUT/results.tgz" -C "$(dirname "$out")" "$(basename "$out")"; true; }
+
+# The database in one file (its WAL folded in), to travel back as evidence.
+checkpoint_db() {
+  "$python" -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' "$1"
+}
+
+# The steps every GPU script has; returns 2 for a step that is not one of them, else the step's status.
+#   machine    GPU, driver, CPU count, the build's source commit -> machine.txt
+#   gpu_tests  the GPU tests -> gpu_tests.txt
+common_step() {
+  case "$1" in
+    machine)
+      { date -u +"%Y-%m-%dT%H:%M:%SZ"
+        nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
+        echo "cpus: $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"
+        echo "source: $(tr '\n' ' ' <"$build/source_commit.txt")"
+        "$evotune" --version; } >"$out/machine.txt" 2>&1
+      return 0 ;;
+    gpu_tests)
+      local rc=0
+      "$build/tests/evotune_tests" --gtest_color=no --gtest_filter='Gpu*' >"$out/gpu_tests.txt" 2>&1 || rc=1
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$out/gpu_tests.txt"
+      return $rc ;;
+    *) return 2 ;;
+  esac
+}
