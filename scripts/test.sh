@@ -5,7 +5,7 @@
 #   scripts/test.sh --sanitize   instead, one build with AddressSanitizer + UBSan, assertions on
 #                                (build-sanitize/; libraries -O1, CLI and tests -O0): CI's command. One
 #                                build, not two: on CI's 2 cores the release build plus the -O0
-#                                sanitizer build took 25 minutes; this takes about 13.
+#                                sanitizer build took 25 minutes; this takes 13 to 15.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
