@@ -51,6 +51,7 @@ nlohmann::json to_json(const harness::AttentionCheck& c) {
 struct BenchOptions {
   std::string problem, config;
   std::string timer = "events";
+  std::string l2_flush = "read";
   int device = 0;
   int repetitions = 50;
   std::uint64_t seed = 1;
@@ -100,7 +101,7 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
   launch_kernel(stream);
   harness::AttentionCheck check = workspace.check(stream, true);
 
-  harness::Timer timer(static_cast<std::size_t>(props.l2_bytes) * 2);
+  harness::Timer timer(static_cast<std::size_t>(props.l2_bytes) * 2, *harness::parse_l2_flush(opt.l2_flush));
   harness::TimingOptions timing;
   timing.repetitions = opt.repetitions;
   std::optional<Measured> kernel_time;
@@ -166,6 +167,7 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
         {"check", to_json(check)},
         {"flops", problem.flops()},
         {"bytes", problem.bytes()},
+        {"l2_flush", opt.l2_flush},
     };
     if (kernel_time) out["kernel"] = to_json(*kernel_time);
     if (!clock_view.is_null()) out["clock64"] = clock_view;
@@ -246,6 +248,11 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
       "without it, the problem-aware default for the problem and device (attention::heuristic_config)");
   cmd->add_option("--timer", opt->timer, "events (CUDA events), or clock64 (events plus cycles per CTA)")
       ->check(CLI::IsMember({"events", "clock64"}));
+  cmd->add_option("--l2-flush", opt->l2_flush,
+                  "how L2 is emptied before each sample: read (a buffer of 2x L2 is read; nothing is left to "
+                  "write back) or write (it is written; the timed work also pays for writing it back)")
+      ->check(CLI::IsMember({"read", "write"}))
+      ->capture_default_str();
   cmd->add_option("--device", opt->device, "GPU ordinal")->check(CLI::NonNegativeNumber);
   cmd->add_option("--reps", opt->repetitions, "timed repetitions")->check(CLI::Range(3, 100000));
   cmd->add_option("--seed", opt->seed, "input seed");

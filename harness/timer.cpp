@@ -47,7 +47,60 @@ class CapturedBatch {
   CUgraphExec exec_ = nullptr;
 };
 
+// The read flush's kernel, in PTX so that the timer needs no compiler: the driver translates it for the
+// device when the module loads. A grid-stride loop of 16-byte L2-only loads (ld.global.cg) over `words`
+// 16-byte words; their xor goes to `sink` only when `store` is set (never, in practice), which keeps the
+// loads from being optimized away without writing anything.
+constexpr char kReadFlushPtx[] = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry evotune_l2_read_flush(.param .u64 data, .param .u64 words, .param .u64 sink, .param .u32 store)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [data];
+  ld.param.u64 %rd2, [words];
+  ld.param.u64 %rd3, [sink];
+  ld.param.u32 %r10, [store];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mov.u32 %r4, %nctaid.x;
+  mul.wide.u32 %rd4, %r1, %r2;
+  cvt.u64.u32 %rd5, %r3;
+  add.u64 %rd4, %rd4, %rd5;
+  mul.wide.u32 %rd6, %r4, %r2;
+  mov.b32 %r5, 0;
+  setp.ge.u64 %p1, %rd4, %rd2;
+  @%p1 bra DONE;
+LOOP:
+  shl.b64 %rd7, %rd4, 4;
+  add.u64 %rd8, %rd1, %rd7;
+  ld.global.cg.v4.u32 {%r6, %r7, %r8, %r9}, [%rd8];
+  xor.b32 %r5, %r5, %r6;
+  xor.b32 %r5, %r5, %r7;
+  xor.b32 %r5, %r5, %r8;
+  xor.b32 %r5, %r5, %r9;
+  add.u64 %rd4, %rd4, %rd6;
+  setp.lt.u64 %p1, %rd4, %rd2;
+  @%p1 bra LOOP;
+DONE:
+  setp.ne.u32 %p2, %r10, 0;
+  @%p2 st.global.u32 [%rd3], %r5;
+  ret;
+}
+)";
+
 }  // namespace
+
+std::optional<L2Flush> parse_l2_flush(std::string_view text) {
+  if (text == "read") return L2Flush::read;
+  if (text == "write") return L2Flush::write;
+  return std::nullopt;
+}
+
+const char* to_string(L2Flush flush) { return flush == L2Flush::read ? "read" : "write"; }
 
 TimingSummary summarize(std::vector<double> samples, int batch) {
   TimingSummary s;
@@ -68,11 +121,30 @@ TimingSummary summarize(std::vector<double> samples, int batch) {
   return s;
 }
 
-Timer::Timer(std::size_t flush_bytes) : flush_(flush_bytes, "L2 flush buffer") {}
+Timer::Timer(std::size_t flush_bytes, L2Flush flush)
+    : flush_(flush_bytes, "L2 flush buffer"), mode_(flush), read_sink_(16, "L2 flush sink") {
+  if (mode_ == L2Flush::read) {
+    read_module_.emplace(std::span<const char>(kReadFlushPtx, sizeof kReadFlushPtx), "L2 read flush");
+    read_kernel_.emplace(read_module_->kernel("evotune_l2_read_flush"));
+    // Written once, so that the reads are of initialized memory.
+    EVOTUNE_CU(cuMemsetD8(flush_.get(), 0x5a, flush_.bytes()), "initializing the L2 flush buffer");
+  }
+}
 
 void Timer::flush_l2(const runtime::Stream& stream) {
-  // A different value each time, so no layer can treat the write as a no-op.
-  EVOTUNE_CU(cuMemsetD32Async(flush_.get(), ++flush_value_, flush_.bytes() / 4, stream.get()), "flushing L2");
+  if (mode_ == L2Flush::write) {
+    // A different value each time, so no layer can treat the write as a no-op.
+    EVOTUNE_CU(cuMemsetD32Async(flush_.get(), ++flush_value_, flush_.bytes() / 4, stream.get()), "flushing L2");
+    return;
+  }
+  CUdeviceptr data = flush_.get(), sink = read_sink_.get();
+  unsigned long long words = flush_.bytes() / 16;
+  unsigned store = 0;
+  void* args[] = {&data, &words, &sink, &store};
+  runtime::LaunchGeometry geometry;
+  geometry.block[0] = 512;
+  geometry.grid[0] = 1024;  // 512K threads: a dozen or so 16-byte loads each for a 100 MB buffer
+  runtime::launch(*read_kernel_, geometry, stream, args);
 }
 
 TimingSummary Timer::time(const std::function<void(const runtime::Stream&)>& launch, const runtime::Stream& stream,

@@ -1,6 +1,6 @@
 #pragma once
-// Event timing by the rules of DESIGN.md: warm up, flush L2 before every sample (write a buffer of
-// twice the L2 size), CUDA events around each sample, many samples, every raw sample kept. Kernels
+// Event timing by the rules of DESIGN.md: warm up, flush L2 before every sample (a buffer of twice the
+// L2 size: read by default, written with L2Flush::write; see below), CUDA events around each sample, many samples, every raw sample kept. Kernels
 // shorter than `batch_below_us` are timed as back-to-back batches so that event resolution and
 // launch gaps do not dominate; a sample is then the batch time divided by the batch size. A batch is
 // captured once into a CUDA graph and replayed for every sample (launches from a stream otherwise, if
@@ -8,6 +8,7 @@
 // PyTorch's short calls, and not the host's launch rate.
 #include <functional>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "runtime/cuda_objects.h"
@@ -40,10 +41,23 @@ struct TimingSummary {
 // Summary statistics of raw samples (median, min, p10, p90 by nearest rank on the sorted samples).
 TimingSummary summarize(std::vector<double> samples_us, int batch);
 
+// How L2 is emptied before a sample. Both stream twice the L2 size through it, evicting whatever the
+// previous sample left there:
+//   read   (the default) a kernel reads the buffer: L2 is left holding clean lines, and the timed work
+//          starts with nothing to write back;
+//   write  DESIGN.md's original rule, a memset of the buffer: L2 is left holding up to its size in dirty
+//          lines, which are written back to DRAM while the timed work runs. A memory-bound kernel is then
+//          charged for that write-back too (about L2 / DRAM bandwidth: ~17 us of a 190 us decode on an
+//          H100), and so is whatever it is compared with.
+enum class L2Flush { read, write };
+std::optional<L2Flush> parse_l2_flush(std::string_view text);
+const char* to_string(L2Flush flush);
+
 class Timer {
  public:
   // flush_bytes: the L2 flush buffer's size; 2x the device's L2.
-  explicit Timer(std::size_t flush_bytes);
+  explicit Timer(std::size_t flush_bytes, L2Flush flush = L2Flush::read);
+  L2Flush flush_mode() const { return mode_; }
   void flush_l2(const runtime::Stream& stream);
   TimingSummary time(const std::function<void(const runtime::Stream&)>& launch, const runtime::Stream& stream,
                      const TimingOptions& options);
@@ -51,6 +65,10 @@ class Timer {
  private:
   runtime::DeviceBuffer flush_;
   unsigned flush_value_ = 0;
+  L2Flush mode_;
+  std::optional<runtime::Module> read_module_;  // the read flush's kernel (L2Flush::read)
+  std::optional<runtime::Kernel> read_kernel_;
+  runtime::DeviceBuffer read_sink_;
 };
 
 }  // namespace evotune::harness

@@ -30,8 +30,10 @@ Semantics, chosen to match evotune:
 Timing:
   * one call outside timing detects "not supported" (recorded, never replaced by another backend) and
     gives the output that is checked against the reference (max_abs_err column);
-  * warm-up calls; then every sample writes a buffer twice the L2 size (flushing L2) and is timed with
-    CUDA events on the current stream;
+  * warm-up calls; then every sample flushes L2 and is timed with CUDA events on the current stream. The
+    flush streams a buffer twice the L2 size through it: --l2-flush read (the default, as evotune's timer
+    does) reads it, leaving L2 clean; --l2-flush write zeroes it, leaving L2 full of dirty lines whose
+    write-back to DRAM is then charged to the timed call (several percent of a memory-bound one);
   * before each sample a GPU spin (`torch.cuda._sleep`) keeps the GPU busy while Python queues the flush,
     the events and the work, so a sample measures GPU time, not PyTorch's host-side dispatch (evotune
     launches from C++, where that gap is a few microseconds);
@@ -553,7 +555,8 @@ def failure_reason(exc: BaseException, caught: Sequence[warnings.WarningMessage]
     return text if len(text) <= 400 else text[:397] + "..."
 
 
-def environment_lines(torch, device_index: int, flush_bytes: int, cycles_per_us: float | None) -> list[str]:
+def environment_lines(torch, device_index: int, flush_bytes: int, cycles_per_us: float | None,
+                      l2_flush: str = "read") -> list[str]:
     props = torch.cuda.get_device_properties(device_index)
     cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
     return [
@@ -562,7 +565,8 @@ def environment_lines(torch, device_index: int, flush_bytes: int, cycles_per_us:
         f"device {device_index}: {props.name}, sm_{props.major}{props.minor}, "
         f"{props.multi_processor_count} SMs, L2 {getattr(props, 'L2_cache_size', 0) / 2**20:.0f} MiB, "
         f"{props.total_memory / 2**30:.1f} GiB",
-        f"L2 flush: {flush_bytes / 2**20:.0f} MiB written before every sample; "
+        f"L2 flush: {flush_bytes / 2**20:.0f} MiB {'read' if l2_flush == 'read' else 'written'} before every "
+        "sample; "
         + (f"GPU spin before each sample ({cycles_per_us:.0f} cycles/us)" if cycles_per_us
            else "no GPU spin before samples (torch.cuda._sleep unavailable)"),
         f"command: {command_line()}",
@@ -576,8 +580,9 @@ def command_line() -> str:
 class Timer:
     """L2 flush, GPU spin and CUDA-event sampling on the current stream."""
 
-    def __init__(self, torch, device_index: int):
+    def __init__(self, torch, device_index: int, l2_flush: str = "read"):
         self.torch = torch
+        self.l2_flush = l2_flush
         props = torch.cuda.get_device_properties(device_index)
         l2 = getattr(props, "L2_cache_size", 0) or FALLBACK_L2_BYTES
         self.flush_bytes = 2 * l2
@@ -585,7 +590,12 @@ class Timer:
         self.cycles_per_us = self._calibrate_spin()
 
     def flush(self) -> None:
-        self.flush_buf.zero_()
+        # "read" (evotune's default, harness/timer.h): reading the buffer evicts L2 and leaves it clean.
+        # "write": zeroing it leaves L2 full of dirty lines, written back while the timed call runs.
+        if self.l2_flush == "read":
+            self.flush_buf.max()
+        else:
+            self.flush_buf.zero_()
 
     def _calibrate_spin(self) -> float | None:
         torch = self.torch
@@ -940,6 +950,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--warmup", type=int, default=10, help="untimed calls first (default: %(default)s)")
     ap.add_argument("--seed", type=int, default=0, help="torch.manual_seed for inputs (default: %(default)s)")
     ap.add_argument("--device", type=int, default=0, help="CUDA device index (default: %(default)s)")
+    ap.add_argument("--l2-flush", choices=("read", "write"), default="read",
+                    help="empty L2 before each sample by reading a buffer of twice its size (clean lines) or "
+                         "by writing it (dirty lines, written back during the sample) (default: %(default)s)")
     ap.add_argument("--graph-below-us", type=float, default=20.0, metavar="US",
                     help="calls estimated shorter than this are timed N per sample in a CUDA graph "
                          "(default: %(default)s)")
@@ -993,8 +1006,8 @@ def measure(args, problems: list[Problem], backends: list[str]) -> tuple[list[st
         raise UsageError(f"--device {args.device}: only {torch.cuda.device_count()} CUDA device(s)")
     torch.cuda.set_device(args.device)
 
-    timer = Timer(torch, args.device)
-    header = environment_lines(torch, args.device, timer.flush_bytes, timer.cycles_per_us)
+    timer = Timer(torch, args.device, args.l2_flush)
+    header = environment_lines(torch, args.device, timer.flush_bytes, timer.cycles_per_us, args.l2_flush)
     for line in header:
         print(line)
     print(flush=True)

@@ -290,6 +290,12 @@ TEST(GpuAttention, SplitKvAndPackedGqaMatchTheReference) {
        "block_m=32,warps=4,kv_warps=2,block_n=64,stages=2,pack_gqa=on,splits=6,combine=last_cta"},
       {"b=1,hq=8,hkv=2,sq=5,skv=300,d=64,causal=1,dtype=fp16",
        "mma=scalar,block_m=32,block_n=32,warps=4,stages=2,pack_gqa=on,splits=3,combine=last_cta"},
+      // more than 32 chunks: the combine takes the chunks 32 at a time (lanes hold their weights), with
+      // chunks left empty at the end (94 blocks in 64 chunks of 2; 79 blocks in 48 chunks of 2)
+      {"b=1,hq=16,hkv=2,sq=1,skv=3001,d=128,causal=0,dtype=bf16",
+       "block_m=16,warps=2,kv_warps=2,block_n=32,stages=3,pack_gqa=on,splits=64"},
+      {"b=2,hq=8,hkv=1,sq=3,skv=2500,d=64,causal=1,dtype=fp16",
+       "block_m=32,warps=4,kv_warps=2,block_n=32,stages=3,pack_gqa=on,splits=48,combine=last_cta"},
       // the scalar mainloop through the same split and packing
       {"b=1,hq=8,hkv=2,sq=5,skv=300,d=64,causal=1,dtype=fp16",
        "mma=scalar,block_m=32,block_n=32,warps=4,stages=2,pack_gqa=on,splits=3"},

@@ -2,8 +2,12 @@
 // check real kernels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "harness/smoke_selftest.h"
 #include "harness/timer.h"
+#include "runtime/cuda_driver.h"
 #include "runtime/cuda_objects.h"
 #include "runtime/device_properties.h"
 #include "tests/test_support.h"
@@ -67,4 +71,46 @@ TEST(GpuTimer, RacesOnlyWhatIsSlowerThanTheLine) {
   // Both measure the same work: the raced median is within 2x of the full one.
   EXPECT_LT(raced.median_us, 2 * full.median_us);
   EXPECT_GT(raced.median_us, 0.5 * full.median_us);
+}
+
+// Both L2 flushes (harness::L2Flush) empty L2: a device-to-device copy of 16 MiB (its source and
+// destination fit in the H100's 50 MiB L2) takes longer after a flush than right after the same copy,
+// when its source is still in L2. The read flush's kernel (PTX the driver translates) loads and runs.
+TEST(GpuTimer, BothFlushesEvictL2) {
+  EVOTUNE_REQUIRE_GPU();
+  evotune::runtime::DeviceContext context(0);
+  const runtime::DeviceProperties props = runtime::query_device(0);
+  evotune::runtime::Stream stream;
+  const std::size_t bytes = std::min<std::size_t>(16u << 20, static_cast<std::size_t>(props.l2_bytes) / 4);
+  evotune::runtime::DeviceBuffer source(bytes, "source"), target(bytes, "target");
+  source.fill_bytes(1, stream);
+  auto copy = [&](const evotune::runtime::Stream& s) {
+    EVOTUNE_CU(cuMemcpyDtoDAsync(target.get(), source.get(), bytes, s.get()), "copying");
+  };
+  evotune::runtime::Event start, stop;
+  auto timed_copy_us = [&] {
+    start.record(stream);
+    copy(stream);
+    stop.record(stream);
+    stop.synchronize();
+    return 1e3 * stop.elapsed_ms_since(start);
+  };
+  for (harness::L2Flush mode : {harness::L2Flush::read, harness::L2Flush::write}) {
+    harness::Timer timer(static_cast<std::size_t>(props.l2_bytes) * 2, mode);
+    EXPECT_EQ(timer.flush_mode(), mode);
+    std::vector<double> hot, cold;
+    for (int i = 0; i < 21; ++i) {
+      copy(stream);
+      hot.push_back(timed_copy_us());
+      timer.flush_l2(stream);
+      cold.push_back(timed_copy_us());
+    }
+    std::sort(hot.begin(), hot.end());
+    std::sort(cold.begin(), cold.end());
+    EXPECT_GT(cold[10], 1.15 * hot[10]) << harness::to_string(mode) << " flush: copy after it " << cold[10]
+                                         << " us, with L2 hot " << hot[10] << " us";
+  }
+  EXPECT_EQ(harness::parse_l2_flush("read"), harness::L2Flush::read);
+  EXPECT_EQ(harness::parse_l2_flush("write"), harness::L2Flush::write);
+  EXPECT_FALSE(harness::parse_l2_flush("clean").has_value());
 }

@@ -48,7 +48,7 @@ const std::vector<Parameter>& parameters() {
        "instead of "
        "rows: every warp has work in tiles of few rows (decode)"},
       {"splits",
-       {kAutoSplits, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32},
+       {kAutoSplits, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64},
        {},
        "split-KV: K/V chunks per (query tile, head, batch), one CTA each, merged by a combine kernel; auto: "
        "chosen per launch from the problem and the SM count (auto_splits)",

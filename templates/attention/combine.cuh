@@ -11,24 +11,47 @@ namespace evotune_attention {
 
 constexpr int kCombineThreads = 128;  // rows per CTA: kCombineThreads / 32
 
+// A lane's D / 32 fp32 columns as one vector load.
+template <int kCols>
+struct ColumnVector;
+template <>
+struct ColumnVector<2> {
+  using type = float2;
+};
+template <>
+struct ColumnVector<4> {
+  using type = float4;
+};
+
 // Merges one row's chunks into O and the LSE; a whole warp calls it (the shuffles need all 32 lanes).
 // The partials are read through L2 (ld.cg): with combine=last_cta they were written moments ago by other
 // CTAs, and this SM's L1 must not answer for them.
+//
+// A decode call is short, and this merge sits at the end of its critical path, so it is written for
+// latency: L2 round trips, not bytes, are its cost. Lane l reads chunk l's LSE once (chunks l + 32, ...
+// too when there are more than 32), the max and the sum reduce across lanes, and each lane keeps its
+// chunk's weight; the accumulation then takes each chunk's weight from its lane by a shuffle and issues
+// kInFlight chunks' partial loads before it uses any of them. A loop that re-read each chunk's LSE before
+// its partial would pay two dependent round trips per chunk.
 template <typename T, int D>
 __device__ __forceinline__ void combine_row(const AttentionParams& p, long long row, int lane) {
   static_assert(D == 64 || D == 128, "a lane holds D / 32 columns in one vector");
   constexpr int kCols = D / 32;
+  using Vec = typename ColumnVector<kCols>::type;
+  constexpr int kInFlight = 8;
   const long long rows = static_cast<long long>(p.b) * p.hq * p.sq;
+  const int splits = p.splits;
+  const float* lse = p.partial_lse + row;
 
-  float max_lse = -CUDART_INF_F;
-  for (int s = lane; s < p.splits; s += 32) max_lse = fmaxf(max_lse, __ldcg(p.partial_lse + s * rows + row));
+  const float first_lse = lane < splits ? __ldcg(lse + lane * rows) : -CUDART_INF_F;
+  float max_lse = first_lse;
+  for (int s = lane + 32; s < splits; s += 32) max_lse = fmaxf(max_lse, __ldcg(lse + s * rows));
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2)
     max_lse = fmaxf(max_lse, __shfl_xor_sync(0xffffffffu, max_lse, offset));
-  float sum = 0.0f;
-  for (int s = lane; s < p.splits; s += 32) {
-    sum += evotune_split::combine_weight(__ldcg(p.partial_lse + s * rows + row), max_lse);
-  }
+  const float first_weight = evotune_split::combine_weight(first_lse, max_lse);  // 0 past the last chunk
+  float sum = first_weight;
+  for (int s = lane + 32; s < splits; s += 32) sum += evotune_split::combine_weight(__ldcg(lse + s * rows), max_lse);
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
   const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
@@ -36,21 +59,30 @@ __device__ __forceinline__ void combine_row(const AttentionParams& p, long long 
   float acc[kCols];
 #pragma unroll
   for (int c = 0; c < kCols; ++c) acc[c] = 0.0f;
-  for (int s = 0; s < p.splits; ++s) {
-    const float weight =
-        evotune_split::combine_weight(__ldcg(p.partial_lse + s * rows + row), max_lse) * inverse;
-    if (weight == 0.0f) continue;  // an empty chunk (uniform across the warp: one row per warp)
-    const float* src = p.partial_o + (s * rows + row) * D + lane * kCols;
-    if constexpr (kCols == 4) {
-      const float4 x = __ldcg(reinterpret_cast<const float4*>(src));
-      acc[0] += weight * x.x;
-      acc[1] += weight * x.y;
-      acc[2] += weight * x.z;
-      acc[3] += weight * x.w;
-    } else {
-      const float2 x = __ldcg(reinterpret_cast<const float2*>(src));
-      acc[0] += weight * x.x;
-      acc[1] += weight * x.y;
+  const float* partial = p.partial_o + row * D + lane * kCols;
+  for (int base = 0; base < splits; base += 32) {
+    // This lane's weight is chunk base + lane's; every chunk was written (an empty one as zeros, LSE -inf,
+    // weight 0), so any chunk below `splits` may be read.
+    const float mine = base == 0 ? first_weight * inverse
+                       : base + lane < splits
+                           ? evotune_split::combine_weight(__ldcg(lse + (base + lane) * rows), max_lse) * inverse
+                           : 0.0f;
+    const int count = min(32, splits - base);
+    for (int i = 0; i < count; i += kInFlight) {
+      Vec x[kInFlight];
+#pragma unroll
+      for (int k = 0; k < kInFlight; ++k) {
+        if (i + k < count) x[k] = __ldcg(reinterpret_cast<const Vec*>(partial + (base + i + k) * rows * D));
+      }
+#pragma unroll
+      for (int k = 0; k < kInFlight; ++k) {
+        const float weight = __shfl_sync(0xffffffffu, mine, (i + k) & 31);
+        if (i + k < count) {
+          const float* v = reinterpret_cast<const float*>(&x[k]);
+#pragma unroll
+          for (int c = 0; c < kCols; ++c) acc[c] += weight * v[c];
+        }
+      }
     }
   }
   T* out = static_cast<T*>(p.o) + row * D + lane * kCols;
