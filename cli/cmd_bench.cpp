@@ -52,6 +52,7 @@ struct BenchOptions {
   std::string problem, config;
   std::string timer = "events";
   std::string l2_flush = "read";
+  std::string combine_launch = "pdl";
   int device = 0;
   int repetitions = 50;
   std::uint64_t seed = 1;
@@ -89,6 +90,7 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
   CompilerStack stack(globals);
   const runtime::PreparedKernel prepared = prepare_or_throw(config, problem, props, target, stack.compiler());
   harness::AttentionKernel kernel(prepared, config, problem, DeviceLimits::from(props));
+  kernel.set_programmatic_combine(opt.combine_launch == "pdl");
   const runtime::LaunchGeometry& geometry = kernel.geometry();
 
   runtime::Stream stream;
@@ -168,6 +170,8 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
         {"flops", problem.flops()},
         {"bytes", problem.bytes()},
         {"l2_flush", opt.l2_flush},
+        {"combine_launch", kernel.plan().combine ? (kernel.plan().combine->programmatic_dependency ? "pdl" : "plain")
+                                                 : "none"},
     };
     if (kernel_time) out["kernel"] = to_json(*kernel_time);
     if (!clock_view.is_null()) out["clock64"] = clock_view;
@@ -252,6 +256,11 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
                   "how L2 is emptied before each sample: read (a buffer of 2x L2 is read; nothing is left to "
                   "write back) or write (it is written; the timed work also pays for writing it back)")
       ->check(CLI::IsMember({"read", "write"}))
+      ->capture_default_str();
+  cmd->add_option("--combine-launch", opt->combine_launch,
+                  "split-KV with combine=kernel: launch the combine as a programmatic dependent launch (pdl: "
+                  "it is scheduled while the attention kernel runs, sm_90+) or after it (plain)")
+      ->check(CLI::IsMember({"pdl", "plain"}))
       ->capture_default_str();
   cmd->add_option("--device", opt->device, "GPU ordinal")->check(CLI::NonNegativeNumber);
   cmd->add_option("--reps", opt->repetitions, "timed repetitions")->check(CLI::Range(3, 100000));

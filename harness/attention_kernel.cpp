@@ -10,12 +10,19 @@ AttentionKernel::AttentionKernel(const std::vector<char>& cubin, const std::stri
       plan_(attention::launch_plan(config, problem, limits)),
       head_dim_(problem.d) {
   kernel_.set_max_dynamic_shared_bytes(static_cast<int>(plan_.kernel.dynamic_shared_bytes));
-  if (plan_.combine) combine_.emplace(module_.kernel("attention_combine"));
+  if (plan_.combine) {
+    combine_.emplace(module_.kernel("attention_combine"));
+    plan_.combine->programmatic_dependency = attention::programmatic_combine(*combine_);
+  }
   if (plan_.workspace_bytes > 0) {
     workspace_.emplace(plan_.workspace_bytes, "split-KV workspace");
     // The tile counters of combine=last_cta start at zero (each launch leaves them there).
     EVOTUNE_CU(cuMemsetD8(workspace_->get(), 0, plan_.workspace_bytes), "zeroing the split-KV workspace");
   }
+}
+
+void AttentionKernel::set_programmatic_combine(bool on) {
+  if (plan_.combine) plan_.combine->programmatic_dependency = on && attention::programmatic_combine(*combine_);
 }
 
 void AttentionKernel::launch(AttentionParams params, const runtime::Stream& stream) const {

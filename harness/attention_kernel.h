@@ -35,6 +35,9 @@ class AttentionKernel {
   // Enqueues the call: the attention kernel, then (split) the combine. The split fields of `params`
   // (workspace pointers, split count) are this object's and are overwritten.
   void launch(AttentionParams params, const runtime::Stream& stream) const;
+  // Launch the combine kernel as a programmatic dependent launch (the default where the code supports it,
+  // attention::programmatic_combine), or plainly after the attention kernel (off; bench --combine-launch).
+  void set_programmatic_combine(bool on);
   // The attention kernel's geometry (CTAs: the clock64 view's buffer size).
   const runtime::LaunchGeometry& geometry() const { return plan_.kernel; }
   const attention::LaunchPlan& plan() const { return plan_; }

@@ -26,6 +26,7 @@ struct AttentionLauncher::Impl {
   std::optional<runtime::Module> module;
   std::optional<runtime::Kernel> kernel;
   std::optional<runtime::Kernel> combine;  // split-KV configs
+  bool programmatic_combine = false;        // attention::programmatic_combine
   bool from_cache = false;
   double compile_seconds = 0;
   int registers = 0;
@@ -102,6 +103,7 @@ AttentionLauncher::AttentionLauncher(std::string_view config, int head_dim, bool
   m.kernel.emplace(m.module->kernel(prepared.kernel_name));
   if (m.config.at("splits") != 1 && m.config.at("combine") == attention::kCombineKernel) {
     m.combine.emplace(m.module->kernel("attention_combine"));
+    m.programmatic_combine = attention::programmatic_combine(*m.combine);
   }
   m.kernel->set_max_dynamic_shared_bytes(attention::shared_bytes(m.config, m.compiled_for));
   m.softmax_scale = options.softmax_scale;
@@ -142,6 +144,7 @@ void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdev
       throw std::invalid_argument(std::string("attention shape: ") + e.what());
     }
     m.plan = attention::launch_plan(m.config, problem, DeviceLimits::from(m.props));
+    if (m.plan.combine) m.plan.combine->programmatic_dependency = m.programmatic_combine;
     m.validated = shape;
   }
   if (q == 0 || k == 0 || v == 0 || o == 0)
@@ -180,11 +183,9 @@ void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdev
   }
   void* args[] = {&params};
   auto launch_one = [&](const runtime::Kernel& kernel, const runtime::LaunchGeometry& g, const char* what) {
-    const CUresult result = runtime::driver().cuLaunchKernel(kernel.get(), g.grid[0], g.grid[1], g.grid[2],
-                                                             g.block[0], g.block[1], g.block[2],
-                                                             g.dynamic_shared_bytes, stream, args, nullptr);
+    const CUresult result = runtime::try_launch(kernel, g, stream, args);
     if (result != CUDA_SUCCESS) {  // the message is built only on failure: launches are on the hot path
-      runtime::check(result, "cuLaunchKernel",
+      runtime::check(result, g.programmatic_dependency ? "cuLaunchKernelEx" : "cuLaunchKernel",
                      fmt::format("launching tuned attention {} ({}) grid ({}, {}, {})", m.config_text, what,
                                  g.grid[0], g.grid[1], g.grid[2]));
     }

@@ -100,11 +100,35 @@ void Kernel::set_max_dynamic_shared_bytes(int bytes) const {
              fmt::format("raising dynamic shared memory of {} to {} bytes", name_, bytes));
 }
 
+CUresult try_launch(const Kernel& kernel, const LaunchGeometry& g, CUstream stream, void** args) {
+  if (!g.programmatic_dependency) {
+    return driver().cuLaunchKernel(kernel.get(), g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1],
+                                   g.block[2], g.dynamic_shared_bytes, stream, args, nullptr);
+  }
+  CUlaunchAttribute attribute{};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attribute.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = g.grid[0];
+  config.gridDimY = g.grid[1];
+  config.gridDimZ = g.grid[2];
+  config.blockDimX = g.block[0];
+  config.blockDimY = g.block[1];
+  config.blockDimZ = g.block[2];
+  config.sharedMemBytes = g.dynamic_shared_bytes;
+  config.hStream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return driver().cuLaunchKernelEx(&config, kernel.get(), args, nullptr);
+}
+
 void launch(const Kernel& kernel, const LaunchGeometry& g, const Stream& stream, void** args) {
-  EVOTUNE_CU(cuLaunchKernel(kernel.get(), g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2],
-                            g.dynamic_shared_bytes, stream.get(), args, nullptr),
-             fmt::format("launching {} grid ({},{},{}) block ({},{},{}) smem {}", kernel.name(), g.grid[0],
-                         g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], g.dynamic_shared_bytes));
+  const CUresult result = try_launch(kernel, g, stream.get(), args);
+  if (result != CUDA_SUCCESS) {  // the message is built only on failure: launches are on the timed path
+    check(result, g.programmatic_dependency ? "cuLaunchKernelEx" : "cuLaunchKernel",
+          fmt::format("launching {} grid ({},{},{}) block ({},{},{}) smem {}", kernel.name(), g.grid[0], g.grid[1],
+                      g.grid[2], g.block[0], g.block[1], g.block[2], g.dynamic_shared_bytes));
+  }
 }
 
 Module::Module(std::span<const char> cubin, std::string label) : label_(std::move(label)) {

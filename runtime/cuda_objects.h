@@ -142,10 +142,17 @@ struct LaunchGeometry {
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
   unsigned dynamic_shared_bytes = 0;
+  // Programmatic dependent launch (sm_90+): the kernel may be scheduled while the previous kernel in the
+  // stream still runs (once that one's CTAs have all executed griddepcontrol.launch_dependents), so its
+  // launch latency is hidden. Only for a kernel that executes griddepcontrol.wait before it reads what the
+  // previous kernel writes: nothing else orders the two.
+  bool programmatic_dependency = false;
 };
 
 // Launches with kernel arguments given as pointers to each argument value, as cuLaunchKernel expects.
 void launch(const Kernel& kernel, const LaunchGeometry& geometry, const Stream& stream, void** args);
+// The same launch, returning the driver's result instead of throwing (for callers that word the error).
+CUresult try_launch(const Kernel& kernel, const LaunchGeometry& geometry, CUstream stream, void** args);
 
 // A module loaded from a CUBIN image; the image must be for this device's architecture.
 class Module {

@@ -8,8 +8,9 @@
 #           write leaves it dirty): evotune's problem-aware default and $FLUSH_CONFIG_<n> (the last call's
 #           winners) by `evotune bench --l2-flush`, and SDPA flash/cuDNN by compare_sdpa.py --l2-flush,
 #           interleaved over 2 rounds
-#   small   the two latency-bound decode shapes (b1 GQA 32:8 skv 2048; MQA b2 hq8 skv 5000): the default
-#           and fixed split counts, block widths and both combines, to see where the time goes
+#   small   three latency-bound decode shapes (b1 GQA 32:8 skv 2048; MQA b2 hq8 skv 5000; b4 hq64 hkv8):
+#           the default and fixed split counts with each way of merging (combine kernel launched as a
+#           programmatic dependent launch or plainly, or the tile's last CTA), beside SDPA
 #   ncu     kernel durations by Nsight Compute (no clock control) of evotune's default and SDPA cuDNN on
 #           the b1 shape: how much of a call is the kernels and how many kernels a call is
 set -uo pipefail
@@ -25,22 +26,24 @@ source scripts/gpu_common.sh
 large=(b=32,hq=32,hkv=8,sq=1,skv=4096,d=128,causal=0,dtype=fp16 b=8,hq=32,hkv=8,sq=1,skv=16384,d=128,causal=0,dtype=bf16)
 large_best=("${FLUSH_CONFIG_1:-mma=mma_sync,block_m=16,block_n=64,warps=4,stages=3,barrier=full,smem_layout=swizzled,vec_bytes=16,q_frags=regs,min_ctas=1,overlap=on,qk_split=2,kv_warps=4,splits=1,combine=kernel,pack_gqa=on}"
             "${FLUSH_CONFIG_2:-mma=mma_sync,block_m=16,block_n=64,warps=4,stages=3,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=regs,min_ctas=1,overlap=on,qk_split=2,kv_warps=4,splits=auto,combine=last_cta,pack_gqa=on}")
-small=(b=1,hq=32,hkv=8,sq=1,skv=2048,d=128,causal=0,dtype=fp16 b=2,hq=8,hkv=1,sq=1,skv=5000,d=128,causal=0,dtype=bf16)
-base="mma=mma_sync,block_m=16,stages=3,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=regs,min_ctas=1,overlap=off,qk_split=1,pack_gqa=on"
+small=(b=1,hq=32,hkv=8,sq=1,skv=2048,d=128,causal=0,dtype=fp16 b=2,hq=8,hkv=1,sq=1,skv=5000,d=128,causal=0,dtype=bf16
+       b=4,hq=64,hkv=8,sq=1,skv=4096,d=128,causal=0,dtype=bf16)
+base="mma=mma_sync,block_m=16,stages=3,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=regs,min_ctas=1,overlap=off,qk_split=1,pack_gqa=on,warps=4,kv_warps=4"
+# CONFIG|COMBINE_LAUNCH: split counts x the three ways of merging (a combine kernel launched as a
+# programmatic dependent launch, or plainly after the attention kernel; the tile's last CTA)
 small_configs=()
-for s in 8 16 32 64; do small_configs+=("$base,warps=4,kv_warps=4,block_n=64,splits=$s,combine=last_cta"); done
-small_configs+=("$base,warps=4,kv_warps=4,block_n=64,splits=16,combine=kernel"
-                "$base,warps=4,kv_warps=4,block_n=64,splits=32,combine=kernel"
-                "$base,warps=4,kv_warps=4,block_n=128,splits=16,combine=last_cta"
-                "$base,warps=4,kv_warps=4,block_n=128,splits=32,combine=last_cta"
-                "$base,warps=2,kv_warps=2,block_n=32,splits=32,combine=last_cta"
-                "$base,warps=2,kv_warps=2,block_n=32,splits=64,combine=last_cta")
+for s in 8 16 32; do
+  small_configs+=("$base,block_n=64,splits=$s,combine=kernel|pdl" "$base,block_n=64,splits=$s,combine=kernel|plain"
+                  "$base,block_n=64,splits=$s,combine=last_cta|pdl")
+done
+small_configs+=("$base,block_n=128,splits=16,combine=kernel|pdl")
 
 # bench PROBLEM FLUSH [CONFIG]: one `evotune bench` record appended to $out/bench.jsonl (step and round
 # added), its stderr to bench_stderr.txt.
 bench() {
   local cmd=("$evotune" bench --problem "$1" --l2-flush "$2" --no-baseline --reps 50 --json)
   [[ -n "${3:-}" ]] && cmd+=(--config "$3")
+  [[ -n "${4:-}" ]] && cmd+=(--combine-launch "$4")
   "${cmd[@]}" 2>>"$out/bench_stderr.txt" \
     | "$python" -c 'import json,sys; r=json.load(sys.stdin); r["step"]=sys.argv[1]; r["round"]=int(sys.argv[2]); print(json.dumps(r))' \
       "$step" "$round" >>"$out/bench.jsonl" || status=1
@@ -68,11 +71,13 @@ for step in "${steps[@]}"; do
       for round in 1 2; do
         for p in "${small[@]}"; do
           bench "$p" read
-          for c in "${small_configs[@]}"; do bench "$p" read "$c"; done
+          for c in "${small_configs[@]}"; do bench "$p" read "${c%|*}" "${c#*|}"; done
         done
-        "$python" scripts/compare_sdpa.py --problem "${small[0]}" --problem "${small[1]}" --backends flash,cudnn \
-          --csv "$out/sdpa_small_round$round.csv" >"$out/sdpa_small_round$round.txt" 2>&1 || status=1
-      done ;;
+      done
+      args=()
+      for p in "${small[@]}"; do args+=(--problem "$p"); done
+      "$python" scripts/compare_sdpa.py "${args[@]}" --backends flash,cudnn --csv "$out/sdpa_small.csv" \
+        >"$out/sdpa_small.txt" 2>&1 || status=1 ;;
     ncu)
       ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
       metrics=gpu__time_duration.sum,dram__bytes_read.sum,lts__t_bytes.sum,sm__cycles_active.avg

@@ -172,6 +172,11 @@ TEST(AttentionLaunchPlan, SplitsFillTheGpuOnlyWhenTheGridDoesNot) {
   EXPECT_EQ(plan.combine->grid[0], 32u / 4);  // 32 rows, a warp per row, 4 per CTA
   EXPECT_EQ(plan.workspace_bytes, split_workspace_bytes(small_decode, plan.splits));
   EXPECT_GE(small_decode.skv / 64 / plan.splits, 2);
+  EXPECT_LE(plan.splits, 16);  // the merge reads every chunk: auto stops at 16
+  // MQA, 2 tiles: 16 chunks at most, though 64 would still fill fewer SMs than there are; 14 is the fewest
+  // within 85% of 16's efficiency (28 vs 32 CTAs).
+  EXPECT_EQ(launch_plan(decode, Problem::parse("b=2,hq=8,hkv=1,sq=1,skv=5000,d=128"), h100).splits, 14);
+  EXPECT_FALSE(plan.combine->programmatic_dependency);  // set where the combine kernel is loaded
   // Already a full grid: no split.
   const Problem big_decode = Problem::parse("b=64,hq=32,hkv=8,sq=1,skv=4096,d=128");
   EXPECT_EQ(launch_plan(decode, big_decode, h100).splits, 1);
@@ -201,9 +206,14 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(decode.at("warps"), 4);
   EXPECT_EQ(decode.at("kv_warps"), 4);  // four warps on one 16-row tile: they split the keys
   EXPECT_EQ(decode.at("splits"), kAutoSplits);
-  EXPECT_EQ(decode.at("combine"), kCombineLastCta);
-  // 8 heads per KV head: still 16 rows.
-  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=64,hkv=8,sq=1,skv=4096,d=128"), h100).at("block_m"), 16);
+  EXPECT_EQ(decode.at("combine"), kCombineLastCta);  // 4 rows, 4 warps: one merge per warp
+  EXPECT_EQ(decode.at("q_frags"), kQInRegisters);    // one 16-row tile per warp
+  // 8 heads per KV head: still 16 rows, but 8 of them on 4 warps: the combine kernel merges them.
+  const Config group8 = heuristic_config(Problem::parse("b=4,hq=64,hkv=8,sq=1,skv=4096,d=128"), h100);
+  EXPECT_EQ(group8.at("block_m"), 16);
+  EXPECT_EQ(group8.at("combine"), kCombineKernel);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=8,hkv=1,sq=1,skv=5000,d=128"), h100).at("combine"),
+            kCombineKernel);
   // A short query chunk of 4 heads: 40 x 4 = 160 packed rows, capped at 128.
   EXPECT_EQ(
       heuristic_config(Problem::parse("b=1,hq=32,hkv=8,sq=40,skv=2048,d=128,causal=1"), h100).at("block_m"),

@@ -57,6 +57,11 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
   constexpr int kTileKV = Layout::elements(Cfg::kBlockN);
   constexpr unsigned kSmemBytes = (kTileQ + 2 * kStages * kTileKV) * 2 + Mainloop::kScratchBytes;
   CtaClock clock;
+#if __CUDA_ARCH__ >= 900
+  // A second kernel merges the chunks: let it be scheduled now (programmatic dependent launch; it waits in
+  // griddepcontrol.wait for this grid to finish), so that its launch latency is not added to the call.
+  if constexpr (Cfg::kSplits != 1 && !Cfg::kCombineInKernel) asm volatile("griddepcontrol.launch_dependents;");
+#endif
 
   extern __shared__ __align__(128) unsigned char smem[];
   // The host computes the same size (attention_family.cpp); a mismatch must fail loudly, not corrupt.

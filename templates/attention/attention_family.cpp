@@ -111,16 +111,25 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // 64-key blocks three deep keep two blocks in flight while one is computed ((16 + 3 x 2 x 64) rows x
   // 256 B = 100 KiB at d=128: two CTAs per SM on sm_90). 128-row tiles keep the prefill config's
   // double-buffered 128-key blocks.
+  // Such a tile's warps each own one 16-row MMA tile, so Q's fragments stay in registers (D/16 x 4 of
+  // them) instead of being re-read from shared memory for every K/V block: on the H100, b1 hq32 hkv8
+  // skv2048 decode took 8.2 us with them in registers, 9.0 us re-read (evidence/results/h100/decode/probe).
   if (block_m < 128) {
     c.set("block_n", 64);
     c.set("stages", 3);
+    c.set("q_frags", kQInRegisters);
   }
   // The split count is the launch plan's (auto_splits): split only when the unsplit grid leaves SMs idle.
-  // Where it splits, the call is short and latency-bound, so the chunks of small tiles merge in the tile's
-  // last CTA rather than in a second kernel launch. 128-row tiles of 8 warps keep the combine kernel: the
-  // merge's code pushed that kernel past 255 registers into spills on sm_90 (H100, bf16 and fp16, d=128).
+  // Where it splits, the call is short and latency-bound, and its end is the merge: one warp merges one
+  // row. When a tile's rows are no more than its warps, the tile's last CTA merges them all at once
+  // (last_cta: no second launch). With more rows, that CTA's warps would merge them in turns, and a
+  // combine kernel, a warp per row across many CTAs, is faster (MQA b2 hq8 skv5000, 8 rows on 4 warps:
+  // 9.9 us with the kernel vs 11.6 us in the last CTA, before the kernel was a programmatic dependent
+  // launch). 128-row tiles of 8 warps always use the kernel: the merge's code pushed that kernel past 255
+  // registers into spills on sm_90 (H100, bf16 and fp16, d=128).
   c.set("splits", kAutoSplits);
-  c.set("combine", block_m < 128 ? kCombineLastCta : kCombineKernel);
+  const long long tile_rows = std::min<long long>(rows, block_m);
+  c.set("combine", block_m < 128 && tile_rows <= c.at("warps") ? kCombineLastCta : kCombineKernel);
   // A smaller GPU may not hold the tiles: fewer stages, then narrower K/V blocks, until the rules accept it.
   while (invalid_reason(c, p, limits) || excluded_by_default(c, p, limits)) {
     if (c.at("stages") > 2) {
@@ -357,6 +366,8 @@ int resident_ctas(const Config& c, const Problem& p, const DeviceLimits& limits)
   return std::clamp(std::min(by_smem, by_threads), 1, 32);
 }
 
+bool programmatic_combine(const runtime::Kernel& combine) { return combine.attributes().binary_version >= 90; }
+
 int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
   // Split-KV exists to fill the GPU when the unsplit grid cannot: few (query tile, head, batch) CTAs, each
   // walking a long K/V range, as in decode. The rule (flash-decoding's, in waves of resident CTAs):
@@ -364,10 +375,13 @@ int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
   //     waves and keeps n / (waves x slots) of the slots busy: its efficiency;
   //   - a grid that already fills 80% of the slots is not split: splitting only adds partial writes and
   //     the combine;
-  //   - otherwise the candidates are 1 .. 32 chunks (the domain's largest) that leave every chunk at least
-  //     two K/V blocks (the Q load, the pipeline's prologue and the partial write are paid per chunk)
-  //     and fit the workspace limit; a count whose chunk length equals the previous count's only adds
-  //     empty chunks and is skipped;
+  //   - otherwise the candidates are 1 .. 16 chunks that leave every chunk at least two K/V blocks (the Q
+  //     load, the pipeline's prologue and the partial write are paid per chunk) and fit the workspace
+  //     limit; a count whose chunk length equals the previous count's only adds empty chunks and is
+  //     skipped. 16 at most: the merge at the end of the call reads every chunk's partial row, and on the
+  //     H100 more chunks cost more there than their shorter walk saved (b1 hq32 hkv8 skv2048 decode: 8.2
+  //     us with 16 chunks, 9.2 us with 32; MQA b2 hq8 skv5000: 9.9 us with 16, 10.2 us with 32;
+  //     evidence/results/h100/decode/probe). A search can still pick up to 64;
   //   - the smallest count within 85% of the best efficiency wins: fewer chunks, less combine work.
   const long long ctas = unsplit_ctas(c, p);
   const long long slots = static_cast<long long>(limits.sm_count) * resident_ctas(c, p, limits);
@@ -384,7 +398,7 @@ int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
     if (splits > 1 && chunk == (kv_blocks + splits - 2) / (splits - 1)) return false;
     return split_workspace_bytes(p, splits) <= kMaxSplitWorkspaceBytes;
   };
-  constexpr int kMaxAutoSplits = 32;
+  constexpr int kMaxAutoSplits = 16;
   double best = 0;
   for (int s = 1; s <= kMaxAutoSplits; ++s) {
     if (eligible(s)) best = std::max(best, efficiency(s));

@@ -74,6 +74,10 @@ struct LaunchPlan {
   std::size_t counters = 0;                        // combine=last_cta: tile counters at the workspace's end
 };
 LaunchPlan launch_plan(const Config& config, const Problem& problem, const DeviceLimits& limits);
+// Whether a loaded combine kernel may be launched as a programmatic dependent launch: its code is for sm_90
+// or newer, where combine.cuh waits (griddepcontrol.wait) for the attention kernel before reading the
+// partials. A combine built for an older target has no wait, and must start after the attention kernel.
+bool programmatic_combine(const runtime::Kernel& combine);
 // The chunk count splits=auto chooses (1: no split).
 int auto_splits(const Config& config, const Problem& problem, const DeviceLimits& limits);
 // Bytes of the split workspace for `splits` chunks (0 for one).

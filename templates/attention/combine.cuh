@@ -122,9 +122,21 @@ __device__ __forceinline__ void combine_if_last(const Tile& w, const AttentionPa
 // (the search's workers, bench, the launcher) finds it by the fixed name `attention_combine` without a
 // lowered name to carry around. The compile request appends this macro with the problem's type and
 // head dim only for configs that can split (attention_family.cpp).
+//
+// On sm_90+ the harness and the launcher launch it as a programmatic dependent launch (it may start while the
+// attention kernel still runs): griddepcontrol.wait holds it until that grid has finished and its partials
+// are visible. Launched plainly, the wait returns at once.
+#if __CUDA_ARCH__ >= 900
+#define EVOTUNE_WAIT_FOR_PREVIOUS_GRID() asm volatile("griddepcontrol.wait;" ::: "memory")
+#else
+#define EVOTUNE_WAIT_FOR_PREVIOUS_GRID() \
+  do {                                   \
+  } while (0)
+#endif
 #define EVOTUNE_ATTENTION_COMBINE(T, D)                                                              \
   extern "C" __global__ void __launch_bounds__(evotune_attention::kCombineThreads)                   \
       attention_combine(const __grid_constant__ AttentionParams p) {                                 \
+    EVOTUNE_WAIT_FOR_PREVIOUS_GRID();                                                                \
     const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; \
     if (row < static_cast<long long>(p.b) * p.hq * p.sq)                                             \
       evotune_attention::combine_row<T, D>(p, row, threadIdx.x % 32);                                \
