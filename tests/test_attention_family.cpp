@@ -206,13 +206,18 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(decode.at("warps"), 4);
   EXPECT_EQ(decode.at("kv_warps"), 4);  // four warps on one 16-row tile: they split the keys
   EXPECT_EQ(decode.at("splits"), kAutoSplits);
-  EXPECT_EQ(decode.at("combine"), kCombineLastCta);  // 4 rows, 4 warps: one merge per warp
-  EXPECT_EQ(decode.at("q_frags"), kQInRegisters);    // one 16-row tile per warp
-  // 8 heads per KV head: still 16 rows, but 8 of them on 4 warps: the combine kernel merges them.
-  const Config group8 = heuristic_config(Problem::parse("b=4,hq=64,hkv=8,sq=1,skv=4096,d=128"), h100);
-  EXPECT_EQ(group8.at("block_m"), 16);
-  EXPECT_EQ(group8.at("combine"), kCombineKernel);
-  EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=8,hkv=1,sq=1,skv=5000,d=128"), h100).at("combine"),
+  EXPECT_EQ(decode.at("combine"), kCombineKernel);  // sm_90: a programmatic dependent launch
+  EXPECT_EQ(decode.at("q_frags"), kQInRegisters);   // one 16-row tile per warp
+  // 8 heads per KV head: still 16 rows.
+  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=64,hkv=8,sq=1,skv=4096,d=128"), h100).at("block_m"), 16);
+  // Before sm_90 the combine kernel waits for the attention kernel to end: 4 rows on 4 warps merge in the
+  // tile's last CTA, 8 rows (8 heads per KV head, or MQA's 8) in the kernel.
+  const DeviceLimits a100 = DeviceLimits::for_target(runtime::Target::parse("sm_80"));
+  EXPECT_EQ(heuristic_config(Problem::parse("b=32,hq=32,hkv=8,sq=1,skv=4096,d=128"), a100).at("combine"),
+            kCombineLastCta);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=64,hkv=8,sq=1,skv=4096,d=128"), a100).at("combine"),
+            kCombineKernel);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=8,hkv=1,sq=1,skv=5000,d=128"), a100).at("combine"),
             kCombineKernel);
   // A short query chunk of 4 heads: 40 x 4 = 160 packed rows, capped at 128.
   EXPECT_EQ(

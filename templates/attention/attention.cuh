@@ -47,6 +47,17 @@ __device__ __forceinline__ unsigned dynamic_smem_bytes() {
   return bytes;
 }
 
+// The end of a tile: the mainloop's epilogue writes its rows (to O, or to the split workspace), and with
+// combine=last_cta the tile's last chunk merges them.
+template <class Cfg, class Mainloop, class Tile>
+__device__ __forceinline__ void finish_tile(Mainloop& mainloop, const Tile& w, const AttentionParams& p,
+                                            void* reusable_smem) {
+  mainloop.epilogue(w, p, reusable_smem);
+  if constexpr (Cfg::kCombineInKernel) {
+    if (w.partial()) combine_if_last<typename Cfg::T, Cfg::D, Cfg::kBlockM>(w, p);
+  }
+}
+
 template <class Cfg, class Mainloop>
 __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
   using T = typename Cfg::T;
@@ -185,9 +196,16 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
   // before the epilogue may reuse the K/V buffers).
   cp_async_wait<0>();
   if constexpr (Cfg::kKvWarps > 1) __syncthreads();  // every warp is done with the K/V buffers
-  mainloop.epilogue(w, p, static_cast<void*>(k_smem));
-  if constexpr (Cfg::kCombineInKernel) {
-    if (w.partial()) combine_if_last<T, D, Cfg::kBlockM>(w, p);
+  if constexpr (Cfg::kSplits == 0) {
+    // splits=auto: whether this launch splits is known only now. One branch here, so that each path's
+    // stores know where they go, instead of a branch at every store of the epilogue.
+    if (w.splits > 1) {
+      finish_tile<Cfg>(mainloop, w.template as<2>(), p, static_cast<void*>(k_smem));
+    } else {
+      finish_tile<Cfg>(mainloop, w.template as<1>(), p, static_cast<void*>(k_smem));
+    }
+  } else {
+    finish_tile<Cfg>(mainloop, w, p, static_cast<void*>(k_smem));
   }
   clock.stop(p);
 }

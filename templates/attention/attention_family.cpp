@@ -120,16 +120,21 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
     c.set("q_frags", kQInRegisters);
   }
   // The split count is the launch plan's (auto_splits): split only when the unsplit grid leaves SMs idle.
-  // Where it splits, the call is short and latency-bound, and its end is the merge: one warp merges one
-  // row. When a tile's rows are no more than its warps, the tile's last CTA merges them all at once
-  // (last_cta: no second launch). With more rows, that CTA's warps would merge them in turns, and a
-  // combine kernel, a warp per row across many CTAs, is faster (MQA b2 hq8 skv5000, 8 rows on 4 warps:
-  // 9.9 us with the kernel vs 11.6 us in the last CTA, before the kernel was a programmatic dependent
-  // launch). 128-row tiles of 8 warps always use the kernel: the merge's code pushed that kernel past 255
-  // registers into spills on sm_90 (H100, bf16 and fp16, d=128).
+  // Where it splits, the call is short and latency-bound, and its end is the merge, a warp per row:
+  //   - sm_90 and newer: a combine kernel, launched as a programmatic dependent launch (scheduled while
+  //     the attention kernel runs, so its launch latency is hidden), its warps spread over many CTAs.
+  //     On the H100 it beat the tile's last CTA on every shape and count measured: b1 hq32 hkv8 skv2048,
+  //     16 chunks, 7.9 vs 8.2 us; MQA b2 hq8 skv5000, 9.5 vs 11.6 us; b4 hq64 hkv8, 8 chunks, 30.5 vs
+  //     31.7 us (evidence/results/h100/decode/probe/call2);
+  //   - older GPUs launch the combine kernel only after the attention kernel ends. There the tile's last
+  //     CTA merges (last_cta: one launch) when the tile's rows are no more than its warps, one row per
+  //     warp at once; with more rows its warps would merge in turns, and the kernel is faster.
+  // 128-row tiles of 8 warps always use the kernel: the merge's code pushed that kernel past 255 registers
+  // into spills on sm_90 (H100, bf16 and fp16, d=128).
   c.set("splits", kAutoSplits);
   const long long tile_rows = std::min<long long>(rows, block_m);
-  c.set("combine", block_m < 128 && tile_rows <= c.at("warps") ? kCombineLastCta : kCombineKernel);
+  const bool merge_in_last_cta = limits.compute_capability < 90 && block_m < 128 && tile_rows <= c.at("warps");
+  c.set("combine", merge_in_last_cta ? kCombineLastCta : kCombineKernel);
   // A smaller GPU may not hold the tiles: fewer stages, then narrower K/V blocks, until the rules accept it.
   while (invalid_reason(c, p, limits) || excluded_by_default(c, p, limits)) {
     if (c.at("stages") > 2) {

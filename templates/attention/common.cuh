@@ -150,6 +150,15 @@ struct WorkTile {
   __device__ __forceinline__ bool partial() const {
     return kSplits == 1 ? false : kSplits > 1 ? true : splits > 1;
   }
+  // The same tile, compiled as split (kAs > 1) or not (kAs == 1): for splits=auto, whose count is the
+  // launch's, so that code past one runtime branch knows it (see attention.cuh).
+  template <int kAs>
+  __device__ __forceinline__ WorkTile<kPack, kAs> as() const {
+    WorkTile<kPack, kAs> t;
+    t.batch = batch, t.head = head, t.kv_head = kv_head, t.m0 = m0, t.rows = rows, t.group = group;
+    t.begin = begin, t.end = end, t.diagonal = diagonal, t.split = split, t.splits = splits, t.tile = tile;
+    return t;
+  }
   // Global index (batch, head, query) of a tile row in O and the LSE, or -1 past the last row.
   __device__ __forceinline__ long long output_row(int local_row, int hq, int sq) const {
     if (m0 + local_row >= rows) return -1;

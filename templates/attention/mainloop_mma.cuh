@@ -324,7 +324,9 @@ struct MmaMainloop {
 
   // Rows normalized by their softmax sum, written through common.cuh (to O, or to the split workspace).
   // reusable_smem: the K/V buffers, free once the pipeline calls this.
-  __device__ __forceinline__ void epilogue(const Tile& w, const AttentionParams& p, void* reusable_smem) {
+  // AnyTile: the work tile, possibly with its split count fixed at compile time (attention.cuh).
+  template <class AnyTile>
+  __device__ __forceinline__ void epilogue(const AnyTile& w, const AttentionParams& p, void* reusable_smem) {
     if constexpr (kKvWarps > 1) {
       if (!merge_key_groups(p, reusable_smem)) return;  // this warp's keys are in key group 0's rows now
     }

@@ -111,7 +111,9 @@ struct ScalarMainloop {
     }
   }
 
-  __device__ __forceinline__ void epilogue(const Tile& w, const AttentionParams& p, void* /*reusable_smem*/) {
+  // AnyTile: the work tile, possibly with its split count fixed at compile time (attention.cuh).
+  template <class AnyTile>
+  __device__ __forceinline__ void epilogue(const AnyTile& w, const AttentionParams& p, void* /*reusable_smem*/) {
     const float sum = row_reduce(row_sum, [](float a, float b) { return a + b; });
     const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
     const long long row = w.output_row(row_local, p.hq, p.sq);
