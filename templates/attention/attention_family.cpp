@@ -145,6 +145,16 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
       break;
     }
   }
+  // The problem is known here, so the count auto would choose for it is compiled in: the kernel then knows
+  // at compile time whether it splits. Built with splits=auto, every store of the epilogue asks at run time
+  // (or, in tiles under 64 rows, the epilogue is compiled twice): on the H100 that made a 128-row tile of
+  // b1 hq28 hkv4 sq61 causal 19.5 us instead of 15.9 us, and a second epilogue made the 128-row bf16 tile
+  // of the sq128 row spill (evidence/results/h100/decode/previous_68c691e). A launcher built from this
+  // config for one shape still runs any other shape correctly, with this count. splits=auto stays in the
+  // space for a search and for configs meant to serve many shapes.
+  const int splits = auto_splits(c, p, limits);
+  c.set("splits", splits);
+  if (splits == 1) c.set("combine", kCombineKernel);  // nothing to merge (last_cta needs a split)
   return c;
 }
 
@@ -380,10 +390,11 @@ int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
   //     waves and keeps n / (waves x slots) of the slots busy: its efficiency;
   //   - a grid that already fills 80% of the slots is not split: splitting only adds partial writes and
   //     the combine;
-  //   - otherwise the candidates are 1 .. 16 chunks that leave every chunk at least two K/V blocks (the Q
-  //     load, the pipeline's prologue and the partial write are paid per chunk) and fit the workspace
-  //     limit; a count whose chunk length equals the previous count's only adds empty chunks and is
-  //     skipped. 16 at most: the merge at the end of the call reads every chunk's partial row, and on the
+  //   - otherwise the candidates are the domain's fixed counts from 1 to 16 (1, 2, 3, 4, 6, 8, 12, 16: so
+  //     that the heuristic can compile the count in, and a search meets the same counts) that leave every
+  //     chunk at least two K/V blocks (the Q load, the pipeline's prologue and the partial write are paid
+  //     per chunk) and fit the workspace limit; a count whose chunk length equals the previous
+  //     candidate's only adds empty chunks and is skipped. 16 at most: the merge at the end of the call reads every chunk's partial row, and on the
   //     H100 more chunks cost more there than their shorter walk saved (b1 hq32 hkv8 skv2048 decode: 8.2
   //     us with 16 chunks, 9.2 us with 32; MQA b2 hq8 skv5000: 9.9 us with 16, 10.2 us with 32;
   //     evidence/results/h100/decode/probe). A search can still pick up to 64;
@@ -397,19 +408,26 @@ int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
     const long long waves = (n + slots - 1) / slots;
     return static_cast<double>(n) / static_cast<double>(waves * slots);
   };
-  auto eligible = [&](int splits) {
-    const int chunk = (kv_blocks + splits - 1) / splits;
-    if (splits > 1 && chunk < 2) return false;
-    if (splits > 1 && chunk == (kv_blocks + splits - 2) / (splits - 1)) return false;
-    return split_workspace_bytes(p, splits) <= kMaxSplitWorkspaceBytes;
-  };
   constexpr int kMaxAutoSplits = 16;
-  double best = 0;
-  for (int s = 1; s <= kMaxAutoSplits; ++s) {
-    if (eligible(s)) best = std::max(best, efficiency(s));
+  std::vector<int> candidates;
+  for (const Parameter& param : parameters()) {
+    if (param.name != "splits") continue;
+    for (int v : param.values)
+      if (v >= 1 && v <= kMaxAutoSplits) candidates.push_back(v);
   }
-  for (int s = 1; s <= kMaxAutoSplits; ++s) {
-    if (eligible(s) && efficiency(s) >= 0.85 * best) return s;
+  std::sort(candidates.begin(), candidates.end());
+  std::vector<int> eligible;
+  int previous_chunk = -1;
+  for (int s : candidates) {
+    const int chunk = (kv_blocks + s - 1) / s;
+    if (s > 1 && (chunk < 2 || chunk == previous_chunk)) continue;
+    previous_chunk = chunk;
+    if (split_workspace_bytes(p, s) <= kMaxSplitWorkspaceBytes) eligible.push_back(s);
+  }
+  double best = 0;
+  for (int s : eligible) best = std::max(best, efficiency(s));
+  for (int s : eligible) {
+    if (efficiency(s) >= 0.85 * best) return s;
   }
   return 1;
 }
