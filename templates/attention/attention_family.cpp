@@ -147,11 +147,12 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   }
   // The problem is known here, so the count auto would choose for it is compiled in: the kernel then knows
   // at compile time whether it splits. Built with splits=auto, every store of the epilogue asks at run time
-  // (or, in tiles under 64 rows, the epilogue is compiled twice): on the H100 that made a 128-row tile of
-  // b1 hq28 hkv4 sq61 causal 19.5 us instead of 15.9 us, and a second epilogue made the 128-row bf16 tile
-  // of the sq128 row spill (evidence/results/h100/decode/previous_68c691e). A launcher built from this
-  // config for one shape still runs any other shape correctly, with this count. splits=auto stays in the
-  // space for a search and for configs meant to serve many shapes.
+  // (or, in tiles under 64 rows, the epilogue is compiled twice): on the H100, b1 hq32 hkv8 skv2048 decode
+  // took 9.1 us with splits=auto and 8.25 us with the same 16 chunks compiled in (probe/call2, before the
+  // epilogue was specialized), and the twice-compiled epilogue made the 128-row bf16 tile of the sq128
+  // row spill (previous_d00e1d6/bench_stderr.txt). A launcher built from this config for one shape still
+  // runs any other shape correctly, with this count. splits=auto stays in the space for a search and for
+  // configs meant to serve many shapes.
   const int splits = auto_splits(c, p, limits);
   c.set("splits", splits);
   if (splits == 1) c.set("combine", kCombineKernel);  // nothing to merge (last_cta needs a split)
