@@ -1,6 +1,17 @@
-# What the GPU evidence scripts share (sourced, not run; gpu_throughput.sh, gpu_decode.sh): the
-# environment on the device machine, the common steps, packing the outputs, and folding a database's
-# WAL into it. The sourcing script sets `build` (the build folder) and `out` (its output folder) first.
+# What the GPU evidence scripts share (sourced, not run; gpu_throughput.sh, gpu_decode.sh,
+# gpu_decode_probe.sh): their arguments, the environment on the device machine, the common steps, bench
+# records, packing the outputs, and folding a database's WAL into it.
+#
+# The sourcing script sets `output_name` (its folder under OUT_DIR) and `default_steps`, then sources this
+# file with its own arguments, [BUILD_DIR] [OUT_DIR] [STEP...]; this sets `build` (default build-device),
+# `out` (OUT_DIR, default $OUT, else gpu-results; plus output_name) and `steps` (default default_steps).
+build="${1:-build-device}"
+out="${2:-${OUT:-gpu-results}}/$output_name"
+shift $(($# < 2 ? $# : 2))
+steps=("$@")
+[[ ${#steps[@]} -gt 0 ]] || steps=("${default_steps[@]}")
+mkdir -p "$out"
+
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export EVOTUNE_SOURCE_DIR="$PWD"  # the tests find the checkout's fixtures here
 evotune="$build/cli/evotune"
@@ -10,6 +21,23 @@ python3 -c "import torch" 2>/dev/null || python=/opt/torch/.venv/bin/python3
 # With $OUT set (the device tool), packs the output folder into $OUT/results.tgz, so a call cut off at its
 # time limit still returns what finished; call it after every step.
 pack() { [[ -n "${OUT:-}" ]] && tar czf "$OUT/results.tgz" -C "$(dirname "$out")" "$(basename "$out")"; true; }
+
+# bench_record FILE KEY=VALUE... -- BENCH_ARG...: one `evotune bench BENCH_ARG... --json` record, with
+# the KEY=VALUE tags added (all-digit values as numbers), appended to FILE as one line. Fails when bench
+# does; its stderr is the caller's.
+bench_record() {
+  local file="$1" tags=()
+  shift
+  while [[ $# -gt 0 && $1 != -- ]]; do tags+=("$1"); shift; done
+  shift
+  "$evotune" bench "$@" --json | "$python" -c '
+import json, sys
+record = json.load(sys.stdin)
+for tag in sys.argv[1:]:
+    key, value = tag.split("=", 1)
+    record[key] = int(value) if value.isdigit() else value
+print(json.dumps(record))' "${tags[@]}" >>"$file"
+}
 
 # The database in one file (its WAL folded in), to travel back as evidence.
 checkpoint_db() {

@@ -18,13 +18,9 @@
 # $OUT/results.tgz after every step so that a call cut off still returns what finished.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-build="${1:-build-device}"
-out="${2:-${OUT:-gpu-results}}/decode"
-shift $(($# < 2 ? $# : 2))
-steps=("$@")
-[[ ${#steps[@]} -gt 0 ]] || steps=(machine gpu_tests search bench sdpa summary)
-mkdir -p "$out"
-source scripts/gpu_common.sh  # environment, evotune, python, pack, checkpoint_db, the machine and gpu_tests steps
+output_name=decode
+default_steps=(machine gpu_tests search bench sdpa summary)
+source scripts/gpu_common.sh "$@"  # arguments, environment, evotune, python, pack, checkpoint_db, the machine and gpu_tests steps
 
 # The issue's five rows, then shapes beyond them (the rules must be general): 8 heads per KV head, MHA
 # decode (nothing to pack) with d=64, a group of 7 (not a power of two) with odd lengths, MQA decode.
@@ -63,14 +59,13 @@ for s in "${steps[@]}"; do
           summary="$out/search/$(slug "$p")/summary.json"
           winner=$("$python" -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s.get("confirmed_best_config") or s.get("best_config") or "")' "$summary" 2>/dev/null)
           for which in default best; do
-            cmd=("$evotune" bench --problem "$p" --no-baseline --reps 50 --json)
+            args=(--problem "$p" --no-baseline --reps 50)
             if [[ $which == best ]]; then
               [[ -n "$winner" ]] || continue
-              cmd+=(--config "$winner")
+              args+=(--config "$winner")
             fi
-            "${cmd[@]}" 2>>"$out/bench_stderr.txt" \
-              | "$python" -c 'import json,sys; r=json.load(sys.stdin); r["which"]=sys.argv[1]; r["round"]=int(sys.argv[2]); print(json.dumps(r))' \
-                "$which" "$round" >>"$out/bench.jsonl" || status=1
+            bench_record "$out/bench.jsonl" which="$which" round="$round" -- "${args[@]}" \
+              2>>"$out/bench_stderr.txt" || status=1
           done
         done
       done

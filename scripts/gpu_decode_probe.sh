@@ -15,13 +15,9 @@
 #           the b1 shape: how much of a call is the kernels and how many kernels a call is
 set -uo pipefail
 cd "$(dirname "$0")/.."
-build="${1:-build-device}"
-out="${2:-${OUT:-gpu-results}}/probe"
-shift $(($# < 2 ? $# : 2))
-steps=("$@")
-[[ ${#steps[@]} -gt 0 ]] || steps=(machine gpu_tests flush small ncu)
-mkdir -p "$out"
-source scripts/gpu_common.sh
+output_name=probe
+default_steps=(machine gpu_tests flush small ncu)
+source scripts/gpu_common.sh "$@"
 
 large=(b=32,hq=32,hkv=8,sq=1,skv=4096,d=128,causal=0,dtype=fp16 b=8,hq=32,hkv=8,sq=1,skv=16384,d=128,causal=0,dtype=bf16)
 large_best=("${FLUSH_CONFIG_1:-mma=mma_sync,block_m=16,block_n=64,warps=4,stages=3,barrier=full,smem_layout=swizzled,vec_bytes=16,q_frags=regs,min_ctas=1,overlap=on,qk_split=2,kv_warps=4,splits=1,combine=kernel,pack_gqa=on}"
@@ -41,12 +37,10 @@ small_configs+=("$base,block_n=128,splits=16,combine=kernel|pdl")
 # bench PROBLEM FLUSH [CONFIG]: one `evotune bench` record appended to $out/bench.jsonl (step and round
 # added), its stderr to bench_stderr.txt.
 bench() {
-  local cmd=("$evotune" bench --problem "$1" --l2-flush "$2" --no-baseline --reps 50 --json)
-  [[ -n "${3:-}" ]] && cmd+=(--config "$3")
-  [[ -n "${4:-}" ]] && cmd+=(--combine-launch "$4")
-  "${cmd[@]}" 2>>"$out/bench_stderr.txt" \
-    | "$python" -c 'import json,sys; r=json.load(sys.stdin); r["step"]=sys.argv[1]; r["round"]=int(sys.argv[2]); print(json.dumps(r))' \
-      "$step" "$round" >>"$out/bench.jsonl" || status=1
+  local args=(--problem "$1" --l2-flush "$2" --no-baseline --reps 50)
+  [[ -n "${3:-}" ]] && args+=(--config "$3")
+  [[ -n "${4:-}" ]] && args+=(--combine-launch "$4")
+  bench_record "$out/bench.jsonl" step="$step" round="$round" -- "${args[@]}" 2>>"$out/bench_stderr.txt" || status=1
 }
 
 status=0

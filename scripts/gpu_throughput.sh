@@ -21,13 +21,9 @@
 # $OUT/results.tgz after every step so a call cut off still returns what finished.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-build="${1:-build-device}"
-out="${2:-${OUT:-gpu-results}}/throughput"
-shift $(($# < 2 ? $# : 2))
-steps=("$@")
-[[ ${#steps[@]} -gt 0 ]] || steps=(machine gpu_tests compile_bench search confirm summary)
-mkdir -p "$out"
-source scripts/gpu_common.sh  # environment, evotune, python, pack, checkpoint_db, the machine and gpu_tests steps
+output_name=throughput
+default_steps=(machine gpu_tests compile_bench search confirm summary)
+source scripts/gpu_common.sh "$@"  # arguments, environment, evotune, python, pack, checkpoint_db, the machine and gpu_tests steps
 source scripts/main_search.sh  # main_problem, main_search_args: scripts/run.sh's search
 problem="$main_problem"
 
@@ -95,9 +91,8 @@ for s in "${steps[@]}"; do
       rm -f "$out/confirm.jsonl"
       for round in 1 2 3 4; do
         for i in 0 1 2; do
-          "$evotune" bench --problem "$problem" --config "${configs[$i]}" --no-baseline --reps 50 --json \
-            | "$python" -c 'import json,sys; r=json.load(sys.stdin); r["name"]=sys.argv[1]; r["round"]=int(sys.argv[2]); print(json.dumps(r))' \
-              "${names[$i]}" "$round" >>"$out/confirm.jsonl" || status=1
+          bench_record "$out/confirm.jsonl" name="${names[$i]}" round="$round" -- \
+            --problem "$problem" --config "${configs[$i]}" --no-baseline --reps 50 || status=1
         done
       done
       "$python" - "$out/confirm.jsonl" >"$out/confirm.txt" <<'PY'
