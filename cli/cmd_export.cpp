@@ -126,7 +126,10 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
   input.generated_at = utc_timestamp();
   input.database = opt.db;
   input.evotune_version = EVOTUNE_VERSION;
-  for (const Parameter& p : attention::parameters()) input.tunables.emplace_back(p.name, !p.categorical());
+  for (const Parameter& p : attention::parameters()) {
+    input.tunables.emplace_back(p.name, !p.categorical());
+    if (p.named_value) input.named_values.emplace(p.name, *p.named_value);
+  }
   std::vector<std::string> failures;
   std::uint64_t seed = 0x5eed0001;  // far from the searches' seeds (1 unless --seed): new inputs
   for (const evidence::Store::RunBest& w : winners(store, opt)) {

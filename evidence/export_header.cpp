@@ -174,7 +174,10 @@ std::string render_tuned_header(const TunedHeaderInput& in) {
       auto it = labels.find(name);
       if (it == labels.end()) throw std::invalid_argument(fmt::format("entry {} has no tunable {}", i, name));
       if (!tunables.empty()) tunables += ", ";
-      tunables += numeric ? it->second : literal(it->second);
+      std::string value = it->second;
+      if (auto named = in.named_values.find(name); named != in.named_values.end() && value == named->second.second)
+        value = std::to_string(named->second.first);
+      tunables += numeric ? value : literal(value);
     }
     double baseline = 0;
     for (const TunedBaseline& b : e.baselines) {

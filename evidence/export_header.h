@@ -9,6 +9,7 @@
 // Pure text from plain data: the caller (cli/cmd_export.cpp) gathers the entries and verifies them.
 #include <cstdint>
 #include <optional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +47,9 @@ struct TunedHeaderInput {
   // The attention family's tunables in order; true where the values are numbers (an int field), false
   // for categorical ones (a const char* field holding the label).
   std::vector<std::pair<std::string, bool>> tunables;
+  // Numeric tunables whose config text may name one value (splits=auto is 0, producer_regs=none is 0):
+  // the int field gets the number.
+  std::map<std::string, std::pair<int, std::string>> named_values;
   std::vector<TunedEntry> entries;
 };
 

@@ -8,7 +8,8 @@ AttentionKernel::AttentionKernel(const std::vector<char>& cubin, const std::stri
     : module_(cubin, attention::format(config)),
       kernel_(module_.kernel(kernel_name)),
       plan_(attention::launch_plan(config, problem, limits)),
-      head_dim_(problem.d) {
+      config_(config),
+      problem_(problem) {
   kernel_.set_max_dynamic_shared_bytes(static_cast<int>(plan_.kernel.dynamic_shared_bytes));
   if (plan_.combine) {
     combine_.emplace(module_.kernel("attention_combine"));
@@ -26,10 +27,12 @@ void AttentionKernel::set_programmatic_combine(bool on) {
 }
 
 void AttentionKernel::launch(AttentionParams params, const runtime::Stream& stream) const {
-  attention::bind_split_workspace(params, plan_, head_dim_, workspace_ ? workspace_->get() : 0);
-  void* args[] = {&params};
-  runtime::launch(kernel_, plan_.kernel, stream, args);
-  if (combine_) runtime::launch(*combine_, *plan_.combine, stream, args);
+  attention::bind_split_workspace(params, plan_, problem_.d, workspace_ ? workspace_->get() : 0);
+  attention::KernelArguments arguments(config_, problem_, params);
+  runtime::launch(kernel_, plan_.kernel, stream, arguments.args());
+  // The combine kernel takes the plain AttentionParams.
+  void* combine_args[] = {&params};
+  if (combine_) runtime::launch(*combine_, *plan_.combine, stream, combine_args);
 }
 
 }  // namespace evotune::harness

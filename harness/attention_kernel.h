@@ -47,7 +47,8 @@ class AttentionKernel {
   runtime::Kernel kernel_;
   std::optional<runtime::Kernel> combine_;
   attention::LaunchPlan plan_;
-  int head_dim_;
+  Config config_;
+  attention::Problem problem_;
   std::optional<runtime::DeviceBuffer> workspace_;
 };
 

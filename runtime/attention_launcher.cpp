@@ -181,8 +181,10 @@ void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdev
                "zeroing the split-KV tile counters");
     m.zeroed_counters = counters;
   }
-  void* args[] = {&params};
-  auto launch_one = [&](const runtime::Kernel& kernel, const runtime::LaunchGeometry& g, const char* what) {
+  attention::KernelArguments arguments(m.config, problem, params);
+  void* combine_args[] = {&params};  // the combine kernel takes the plain AttentionParams
+  auto launch_one = [&](const runtime::Kernel& kernel, const runtime::LaunchGeometry& g, void** args,
+                        const char* what) {
     const CUresult result = runtime::try_launch(kernel, g, stream, args);
     if (result != CUDA_SUCCESS) {  // the message is built only on failure: launches are on the hot path
       runtime::check(result, g.programmatic_dependency ? "cuLaunchKernelEx" : "cuLaunchKernel",
@@ -190,8 +192,8 @@ void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdev
                                  g.grid[0], g.grid[1], g.grid[2]));
     }
   };
-  launch_one(*m.kernel, plan.kernel, "attention");
-  if (plan.combine) launch_one(*m.combine, *plan.combine, "split-KV combine");
+  launch_one(*m.kernel, plan.kernel, arguments.args(), "attention");
+  if (plan.combine) launch_one(*m.combine, *plan.combine, combine_args, "split-KV combine");
 }
 
 std::size_t AttentionLauncher::workspace_bytes(const AttentionShape& shape) const {

@@ -26,10 +26,13 @@ inline const char* space_scope_name(SpaceScope scope) { return scope == SpaceSco
 
 inline SearchSpace attention_search_space(const attention::Problem& problem, const DeviceLimits& limits,
                                           SpaceScope scope = SpaceScope::default_space) {
-  return SearchSpace(attention::parameters(), [problem, limits, scope](const Config& c) {
-    if (attention::invalid_reason(c, problem, limits)) return false;
-    return scope == SpaceScope::all || !attention::excluded_by_default(c, problem, limits);
-  });
+  return SearchSpace(
+      attention::parameters(),
+      [problem, limits, scope](const Config& c) {
+        if (attention::invalid_reason(c, problem, limits)) return false;
+        return scope == SpaceScope::all || !attention::excluded_by_default(c, problem, limits);
+      },
+      attention::conform);
 }
 
 }  // namespace evotune::search

@@ -4,8 +4,8 @@
 
 namespace evotune::search {
 
-SearchSpace::SearchSpace(std::vector<Parameter> parameters, Validity valid)
-    : parameters_(std::move(parameters)), valid_(std::move(valid)) {}
+SearchSpace::SearchSpace(std::vector<Parameter> parameters, Validity valid, Conform conform)
+    : parameters_(std::move(parameters)), valid_(std::move(valid)), conform_(std::move(conform)) {}
 
 double SearchSpace::product_size() const {
   double size = 1;
@@ -20,6 +20,7 @@ std::optional<Config> SearchSpace::sample(Rng& rng, int max_tries) const {
       std::uniform_int_distribution<std::size_t> pick(0, p.values.size() - 1);
       c.set(p.name, p.values[pick(rng)]);
     }
+    c = conform(c);
     if (valid_(c)) return c;
   }
   return std::nullopt;
@@ -47,7 +48,8 @@ std::vector<Config> SearchSpace::neighbours(const Config& config) const {
     for (int j : candidates) {
       Config n = config;
       n.set(p.name, p.values[static_cast<std::size_t>(j)]);
-      if (valid_(n)) out.push_back(std::move(n));
+      n = conform(n);
+      if (n != config && valid_(n) && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(std::move(n));
     }
   }
   return out;

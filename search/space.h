@@ -18,11 +18,16 @@ using Rng = std::mt19937_64;
 class SearchSpace {
  public:
   using Validity = std::function<bool(const Config&)>;
+  // Sets the tunables a config's other choices fix (attention::conform); identity when not given.
+  using Conform = std::function<Config(const Config&)>;
 
-  SearchSpace(std::vector<Parameter> parameters, Validity valid);
+  SearchSpace(std::vector<Parameter> parameters, Validity valid, Conform conform = nullptr);
 
   const std::vector<Parameter>& parameters() const { return parameters_; }
   bool valid(const Config& config) const { return valid_(config); }
+  // Every config the space proposes (sample, neighbours, a strategy's mutations) goes through here before
+  // the validity check: a change of one tunable then carries the tunables it fixes with it.
+  Config conform(const Config& config) const { return conform_ ? conform_(config) : config; }
   // Product of the domain sizes (valid configs are a subset).
   double product_size() const;
 
@@ -39,6 +44,7 @@ class SearchSpace {
  private:
   std::vector<Parameter> parameters_;
   Validity valid_;
+  Conform conform_;
 };
 
 }  // namespace evotune::search

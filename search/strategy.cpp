@@ -240,6 +240,7 @@ class EvoStrategy : public Strategy {
         int j = mutate_value(i, space_.value_index(i, child.at(params[i].name)));
         child.set(params[i].name, params[i].values[static_cast<std::size_t>(j)]);
       }
+      child = space_.conform(child);
       if (space_.valid(child) && seen_.insert(child)) return child;
     }
     return std::nullopt;

@@ -13,6 +13,7 @@
 #include "evidence/store.h"
 #include "runtime/compile_pool.h"
 #include "runtime/errors.h"
+#include "search/attention_space.h"
 #include "templates/attention/attention_family.h"
 #include "tests/test_support.h"
 
@@ -70,7 +71,8 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
   EXPECT_EQ(format(c),
             "mma=scalar,block_m=64,block_n=128,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8,"
             "q_frags=smem,"
-            "min_ctas=1,overlap=off,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off");
+            "min_ctas=1,overlap=off,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off,pingpong=off,"
+            "producer_regs=none");
   EXPECT_EQ(parse_config(format(c)), c);
   EXPECT_EQ(Config::from_key(c.key()), c);
   EXPECT_THROW(Config::from_key("block_m=big"), UsageError);
@@ -79,7 +81,7 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
 }
 
 TEST(AttentionConfig, RejectsUnknownKeysAndBadValues) {
-  for (const char* bad : {"bogus=1", "block_m=48", "mma=wgmma", "warps=three", "block_m=64,block_m=128", "stages"}) {
+  for (const char* bad : {"bogus=1", "block_m=48", "mma=tensor", "warps=three", "producer_regs=25", "block_m=64,block_m=128", "stages"}) {
     EXPECT_THROW(parse_config(bad), UsageError) << bad;
   }
 }
@@ -313,12 +315,16 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
       parse_config(
           "mma=mma_sync,block_m=128,block_n=32,warps=8,stages=3,barrier=full,smem_layout=padded,vec_bytes=8"),
       parse_config("mma=mma_sync,block_m=32,block_n=64,warps=4,stages=2,kv_warps=2,splits=2"),
+      // wgmma's own tunables (pingpong, producer_regs) and its 192-row tile; a change goes through
+      // attention::conform, as a search's does (block_m=192 brings warps=16 with it).
+      parse_config("mma=wgmma,block_m=128,warps=12,block_n=64,stages=2,overlap=on"),
   };
   struct Pair {
     std::string what;
     Config a, b;
   };
   std::vector<Pair> pairs;
+  std::vector<std::pair<std::string, int>> unpaired;
   for (const Parameter& param : parameters()) {
     for (int value : param.values) {
       bool paired = false;
@@ -326,15 +332,22 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
         if (base.at(param.name) == value) continue;
         Config changed = base;
         changed.set(param.name, value);
-        if (invalid_reason(changed, problem, limits)) continue;
+        changed = conform(changed);
+        if (changed.at(param.name) != value || invalid_reason(changed, problem, limits)) continue;
         pairs.push_back({fmt::format("{}={} vs {}", param.name, param.format(value), format(base)), base, changed});
         paired = true;
         break;
       }
-      // Every value must be usable somewhere: a value valid with no base would be a dead knob.
-      EXPECT_TRUE(paired || std::any_of(bases.begin(), bases.end(), [&](const Config& b) { return b.at(param.name) == value; }))
-          << param.name << "=" << param.format(value) << " is valid with none of the bases";
+      if (!paired) unpaired.emplace_back(param.name, value);
     }
+  }
+  // Every value must be usable somewhere: a value valid with no base would be a dead knob. A value another
+  // change fixes (warps under wgmma) counts when one of the pairs or bases has it.
+  for (const auto& [name, value] : unpaired) {
+    const auto has = [&](const Config& c) { return c.at(name) == value; };
+    EXPECT_TRUE(std::any_of(bases.begin(), bases.end(), has) ||
+                std::any_of(pairs.begin(), pairs.end(), [&](const Pair& p) { return has(p.b); }))
+        << name << "=" << value << " is valid with none of the bases";
   }
   // Each distinct config compiles once (the bases recur in many pairs).
   std::vector<runtime::CompileRequest> requests;
@@ -389,4 +402,99 @@ TEST(AttentionFamily, CertainSpillRuleNeverExcludesAKernelThatCompiledCleanly) {
   EXPECT_GT(spilled, 100);
   EXPECT_GT(named, spilled / 4) << named << " of " << spilled << " spilling configs named";
   RecordProperty("spilling_configs_named", fmt::format("{} of {}", named, spilled));
+}
+
+// mma=wgmma: a change of block_m or mma carries the tunables it fixes (attention::conform), the rules accept
+// only conformed configs, and a search's sampling reaches wgmma configs.
+TEST(AttentionWgmma, ConformFixesWarpsAndTheCpAsyncTunables) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  const Problem p = Problem::parse("b=2,hq=16,sq=2048,d=128");
+  Config c = conform(parse_config("mma=wgmma,block_m=192,warps=4,vec_bytes=8,q_frags=regs,kv_warps=2"));
+  EXPECT_EQ(c.at("warps"), 16);
+  EXPECT_EQ(c.at("vec_bytes"), default_config().at("vec_bytes"));
+  EXPECT_EQ(c.at("q_frags"), default_config().at("q_frags"));
+  EXPECT_EQ(c.at("kv_warps"), 1);
+  EXPECT_EQ(conform(c), c);
+  EXPECT_EQ(invalid_reason(c, p, h100), std::nullopt);
+  // Not conformed: refused, with the reason.
+  Config wrong = c;
+  wrong.set("warps", 8);
+  EXPECT_NE(invalid_reason(wrong, p, h100), std::nullopt);
+  wrong = c;
+  wrong.set("vec_bytes", 8);
+  EXPECT_NE(invalid_reason(wrong, p, h100)->find("vec_bytes"), std::string::npos);
+  // The other mainloops do not have wgmma's tunables.
+  Config mma = conform(parse_config("mma=mma_sync,pingpong=on,producer_regs=24"));
+  EXPECT_EQ(mma.at("pingpong"), 0);
+  EXPECT_EQ(mma.at("producer_regs"), 0);
+  // wgmma is sm_90a's: refused for sm_80 and sm_100.
+  for (const char* target : {"sm_80", "sm_100"}) {
+    EXPECT_NE(invalid_reason(c, p, DeviceLimits::for_target(runtime::Target::parse(target))), std::nullopt) << target;
+  }
+  // Rules of the kernel's shape.
+  EXPECT_NE(invalid_reason(conform(parse_config("mma=wgmma,block_m=64,pingpong=on")), p, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(conform(parse_config("mma=wgmma,block_m=64,producer_regs=24")), p, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(conform(parse_config("mma=wgmma,block_m=128,stages=1")), p, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(conform(parse_config("mma=wgmma,block_m=256")), p, h100), std::nullopt);
+  const Problem gqa6 = Problem::parse("b=1,hq=12,hkv=2,sq=100,skv=800,d=64");
+  EXPECT_NE(invalid_reason(conform(parse_config("mma=wgmma,block_m=128,pack_gqa=on")), gqa6, h100), std::nullopt);
+  EXPECT_EQ(invalid_reason(conform(parse_config("mma=wgmma,block_m=192,pack_gqa=on")), gqa6, h100), std::nullopt);
+  // Shared memory: 192 x 176 keys x 4 stages of d=128 does not fit.
+  EXPECT_NE(invalid_reason(conform(parse_config("mma=wgmma,block_m=192,block_n=176,stages=4")), p, h100), std::nullopt);
+}
+
+TEST(AttentionWgmma, TheSearchSpaceReachesWgmmaConfigs) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  const search::SearchSpace space = search::attention_search_space(Problem::parse("b=4,hq=16,sq=4096,d=128"), h100);
+  search::Rng rng(7);
+  int wgmma = 0;
+  for (int i = 0; i < 200; ++i) {
+    const std::optional<Config> c = space.sample(rng);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(conform(*c), *c);
+    wgmma += c->at("mma") == kWgmma;
+  }
+  EXPECT_GT(wgmma, 20) << "of 200 samples";
+  // One step from an mma_sync config to wgmma, and between wgmma's tile heights.
+  const Config start = parse_config("mma=mma_sync,block_m=128,block_n=64,warps=8,stages=2");
+  const auto steps = space.neighbours(conform(parse_config("mma=wgmma,block_m=128,block_n=128,stages=2")));
+  EXPECT_TRUE(std::any_of(steps.begin(), steps.end(), [](const Config& c) { return c.at("block_m") == 64 && c.at("warps") == 8; }));
+  const auto from_mma = space.neighbours(start);
+  EXPECT_TRUE(std::any_of(from_mma.begin(), from_mma.end(), [](const Config& c) { return c.at("mma") == kWgmma; }));
+}
+
+// The default space's wgmma configs compile for sm_90a without spills: a seeded sample of them, for
+// both head dims, both element types, causal or not, GQA packed or not (the rule that leaves out certain
+// spills, excluded_by_default, must let none through).
+TEST(AttentionWgmma, ASampleOfTheDefaultSpaceCompilesWithoutSpills) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  std::vector<runtime::CompileRequest> requests;
+  std::vector<std::string> what;
+  search::Rng rng(2026);
+  for (const char* text : {"b=4,hq=16,sq=4096,d=128,causal=0,dtype=fp16", "b=1,hq=32,hkv=8,sq=4096,d=128,causal=1,dtype=bf16",
+                           "b=8,hq=16,sq=2048,d=64,causal=0,dtype=bf16", "b=1,hq=8,hkv=2,sq=77,skv=3001,d=64,causal=1,dtype=fp16"}) {
+    const Problem p = Problem::parse(text);
+    const search::SearchSpace space = search::attention_search_space(p, h100);
+    int taken = 0;
+    for (int i = 0; i < 5000 && taken < 4; ++i) {
+      const std::optional<Config> c = space.sample(rng);
+      if (!c || c->at("mma") != kWgmma) continue;
+      requests.push_back(compile_request(*c, p, runtime::Target::parse("sm_90a")));
+      what.push_back(format(*c) + " | " + text);
+      ++taken;
+    }
+    EXPECT_EQ(taken, 4) << text;
+  }
+  const auto results = compile_all(requests);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const runtime::ResourceUsage& usage = results[i].resources.begin()->second;
+    EXPECT_EQ(rejected_resources(usage), std::nullopt) << what[i];
+  }
+}
+
+// The wgmma instructions are generated (scripts/gen_wgmma.py); the committed header is what it writes.
+TEST(AttentionWgmma, GeneratedInstructionsAreUpToDate) {
+  const std::string script = (evotune::testing::source_dir() / "scripts/gen_wgmma.py").string();
+  const std::string header = (evotune::testing::source_dir() / "templates/attention/wgmma_ops.cuh").string();
+  EXPECT_EQ(std::system(("python3 " + script + " --check --out " + header).c_str()), 0);
 }

@@ -383,3 +383,87 @@ TEST(GpuAttention, LauncherSplitsWithItsOwnWorkspace) {
     EXPECT_TRUE(check.passed) << text << " after other shapes: " << check.reason;
   }
 }
+
+// mma=wgmma (sm_90a only): TMA, the producer/consumer ring, both overlaps, the register split and every
+// feature the other mainloops have, each against the reference: fp16 and bf16, d=64 and d=128, causal
+// (bottom-right, sq < skv too), GQA, MQA, packed GQA, tails in both lengths, split-KV with fixed counts
+// (empty chunks included) and auto.
+TEST(GpuAttention, WgmmaMatchesTheReference) {
+  EVOTUNE_REQUIRE_GPU();
+  GpuFixture f;
+  const DeviceLimits limits = DeviceLimits::from(f.props);
+  if (limits.compute_capability != 90) GTEST_SKIP() << "mma=wgmma needs an sm_90 GPU (this is " << f.props.name << ")";
+  struct Case {
+    std::string problem, config;
+  };
+  const std::string two = "mma=wgmma,block_m=128,warps=12,";
+  const std::vector<Case> cases = {
+      {"b=2,hq=4,sq=333,skv=333,d=128,causal=0,dtype=fp16",
+       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24"},
+      {"b=2,hq=4,sq=333,skv=333,d=128,causal=1,dtype=bf16",
+       two + "block_n=176,stages=2,overlap=on,pingpong=on,producer_regs=24"},
+      {"b=1,hq=3,sq=513,skv=1025,d=128,causal=1,dtype=fp16",
+       two + "block_n=160,stages=2,overlap=off,pingpong=on,producer_regs=24"},
+      {"b=2,hq=2,sq=1000,skv=1000,d=64,causal=0,dtype=fp16",
+       two + "block_n=192,stages=3,overlap=on,pingpong=on,producer_regs=40"},
+      {"b=1,hq=4,sq=300,skv=300,d=64,causal=0,dtype=bf16", two + "block_n=128,stages=2,overlap=on"},
+      // GQA 4:1, three consumer warpgroups
+      {"b=1,hq=8,hkv=2,sq=257,skv=519,d=64,causal=1,dtype=bf16",
+       "mma=wgmma,block_m=192,warps=16,block_n=128,stages=3,overlap=on,pingpong=on,producer_regs=32"},
+      // MQA, one consumer warpgroup, four slots, no overlap
+      {"b=2,hq=6,hkv=1,sq=100,skv=1000,d=128,causal=1,dtype=fp16",
+       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=4,overlap=off"},
+      // packed GQA: a TMA box of {group, queries}
+      {"b=1,hq=32,hkv=8,sq=37,skv=301,d=64,causal=1,dtype=bf16",
+       two + "block_n=96,stages=2,overlap=on,pack_gqa=on,producer_regs=24"},
+      // split-KV: decode with auto, and a causal prefill whose top tiles leave chunks empty
+      {"b=2,hq=32,hkv=8,sq=1,skv=3000,d=128,causal=0,dtype=fp16",
+       "mma=wgmma,block_m=64,warps=8,block_n=128,stages=2,overlap=on,pack_gqa=on,splits=auto"},
+      {"b=1,hq=2,hkv=1,sq=200,skv=200,d=64,causal=1,dtype=fp16",
+       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=on,splits=4"},
+      {"b=1,hq=16,hkv=2,sq=300,skv=4001,d=128,causal=1,dtype=bf16",
+       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24,splits=3"},
+  };
+  runtime::CompilePool pool(f.compiler);
+  std::vector<std::future<runtime::CompileResult>> compiled;
+  for (const Case& c : cases) {
+    const Problem p = Problem::parse(c.problem);
+    const Config config = attention::parse_config(c.config);
+    ASSERT_EQ(attention::invalid_reason(config, p, limits), std::nullopt) << c.config << " " << c.problem;
+    compiled.push_back(pool.submit(attention::compile_request(config, p, f.target)));
+  }
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    const Problem p = Problem::parse(c.problem);
+    const Config config = attention::parse_config(c.config);
+    const runtime::CompileResult result = compiled[i].get();
+    EXPECT_EQ(attention::rejected_resources(result.resources_of(attention::name_expression(config, p))),
+              std::nullopt)
+        << c.config;
+    harness::AttentionWorkspace ws(p, f.compiler, f.target, 31 + i, f.stream);
+    harness::AttentionKernel kernel(result, config, p, limits);
+    if (config.at("splits") != 1) {
+      EXPECT_GT(kernel.plan().splits, 1) << c.problem << " | " << c.config << ": no split ran";
+    }
+    for (int launch = 0; launch < 2; ++launch) {  // the second reuses the workspace
+      ws.poison_outputs(f.stream);
+      kernel.launch(ws.params(true), f.stream);
+      const harness::AttentionCheck check = ws.check(f.stream, true);
+      EXPECT_TRUE(check.passed) << c.problem << " | " << c.config << " (launch " << launch << "): " << check.reason;
+      EXPECT_LT(check.lse_max_error, 1e-3) << c.problem << " | " << c.config;
+    }
+  }
+  // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's
+  // buffers.
+  const Problem p = Problem::parse("b=1,hq=8,hkv=2,sq=200,skv=700,d=128,causal=1,dtype=bf16");
+  harness::AttentionWorkspace ws(p, f.compiler, f.target, 5, f.stream);
+  AttentionLauncherOptions options;
+  options.cache_dir = f.cache_dir.path();
+  const AttentionLauncher launcher(two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24", p.d,
+                                   p.causal, p.dtype == attention::DType::bf16, options);
+  ws.poison_outputs(f.stream);
+  launcher.launch(AttentionShape{p.b, p.hq, p.hkv, p.sq, p.skv, p.d, p.causal, true}, ws.q().get(), ws.k().get(),
+                  ws.v().get(), ws.o().get(), f.stream.get(), ws.lse().get());
+  const harness::AttentionCheck check = ws.check(f.stream, true);
+  EXPECT_TRUE(check.passed) << "launcher: " << check.reason;
+}

@@ -41,12 +41,6 @@ struct KernelConfig {
   using Tile = WorkTile<kPack_, kSplits_>;
 };
 
-__device__ __forceinline__ unsigned dynamic_smem_bytes() {
-  unsigned bytes;
-  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
-  return bytes;
-}
-
 // The end of a tile: the mainloop's epilogue writes its rows (to O, or to the split workspace), and with
 // combine=last_cta the tile's last chunk merges them.
 template <class Cfg, class Mainloop, class Tile>

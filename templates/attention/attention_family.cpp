@@ -4,20 +4,28 @@
 
 #include <algorithm>
 
+#include "runtime/cuda_driver.h"
 #include "templates/embedded_sources.h"
 
 namespace evotune::attention {
 
+namespace {
+// Tunables of the cp.async mainloops (mma_sync, scalar) that mma=wgmma does not have.
+constexpr const char* kCpAsyncTunables[] = {"barrier", "smem_layout", "vec_bytes", "q_frags",
+                                            "min_ctas", "qk_split", "kv_warps"};
+}  // namespace
+
 const std::vector<Parameter>& parameters() {
   static const std::vector<Parameter> params = {
       {"mma",
-       {kScalar, kMmaSync},
-       {"scalar", "mma_sync"},
-       "arithmetic: fp32 FMA, or mma.sync m16n8k16 tensor cores"},
-      {"block_m", {16, 32, 64, 128, 256}, {}, "query rows per CTA"},
-      {"block_n", {16, 32, 64, 128}, {}, "keys per K/V block"},
-      {"warps", {1, 2, 4, 8}, {}, "warps per CTA"},
-      {"stages", {1, 2, 3}, {}, "K/V blocks in flight through the cp.async ring"},
+       {kScalar, kMmaSync, kWgmma},
+       {"scalar", "mma_sync", "wgmma"},
+       "arithmetic: fp32 FMA, mma.sync m16n8k16 tensor cores fed by cp.async, or (sm_90a) wgmma fed by TMA "
+       "with a producer warpgroup and block_m/64 consumer warpgroups (mainloop_wgmma.cuh)"},
+      {"block_m", {16, 32, 64, 128, 192, 256}, {}, "query rows per CTA (wgmma: 64 per consumer warpgroup)"},
+      {"block_n", {16, 32, 64, 80, 96, 112, 128, 144, 160, 176, 192}, {}, "keys per K/V block"},
+      {"warps", {1, 2, 4, 8, 12, 16}, {}, "warps per CTA (wgmma: 4 per consumer warpgroup + the producer's 4)"},
+      {"stages", {1, 2, 3, 4}, {}, "K/V blocks in flight (the cp.async ring, or wgmma's TMA slots)"},
       {"barrier",
        {kFullBarrier, kLightBarrier},
        {"full", "light"},
@@ -62,6 +70,17 @@ const std::vector<Parameter>& parameters() {
        {0, 1},
        {"off", "on"},
        "GQA/MQA: the query heads that share a KV head are one CTA's rows, so K/V are read once per KV head"},
+      {"pingpong",
+       {0, 1},
+       {"off", "on"},
+       "wgmma, 2+ consumer warpgroups: they take turns issuing their GEMMs, so one's softmax runs under "
+       "another's GEMMs"},
+      {"producer_regs",
+       {0, 24, 32, 40, 56},
+       {},
+       "wgmma, 2+ consumer warpgroups: registers the TMA producer warpgroup keeps (setmaxnreg); the consumers "
+       "get the rest. none: no reallocation",
+       std::pair<int, std::string>{0, "none"}},
   };
   return params;
 }
@@ -85,7 +104,9 @@ Config default_config() {
                  {"kv_warps", 1},
                  {"splits", 1},
                  {"combine", kCombineKernel},
-                 {"pack_gqa", 0}});
+                 {"pack_gqa", 0},
+                 {"pingpong", 0},
+                 {"producer_regs", 0}});
 }
 
 Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
@@ -159,6 +180,20 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   return c;
 }
 
+Config conform(const Config& config) {
+  Config c = config;
+  const Config defaults = default_config();
+  if (c.at("mma") == kWgmma) {
+    const int block_m = c.at("block_m");
+    if (block_m % 64 == 0 && block_m <= 192) c.set("warps", 4 * (block_m / 64 + 1));
+    for (const char* name : kCpAsyncTunables) c.set(name, defaults.at(name));
+  } else {
+    c.set("pingpong", defaults.at("pingpong"));
+    c.set("producer_regs", defaults.at("producer_regs"));
+  }
+  return c;
+}
+
 Config parse_config(std::string_view text) { return evotune::parse_config(text, parameters(), default_config()); }
 
 std::string format(const Config& config) { return format_config(config, parameters()); }
@@ -166,6 +201,11 @@ std::string format(const Config& config) { return format_config(config, paramete
 int threads(const Config& c) { return c.at("warps") * 32; }
 
 int shared_bytes(const Config& c, const Problem& p) {
+  if (c.at("mma") == kWgmma) {
+    // mainloop_wgmma.cuh's WgmmaConfig::kSmemBytes: 1 KiB of alignment slack, Q, stages x (K + V) in dense
+    // 128-byte-swizzled rows, and the mbarriers (Q's, and full + empty for each K and V slot).
+    return 1024 + (c.at("block_m") + 2 * c.at("stages") * c.at("block_n")) * p.d * 2 + (1 + 4 * c.at("stages")) * 8;
+  }
   // Must match attention.cuh: Q tile + stages x (K tile + V tile), rows of d (+8 when padded) 2-byte
   // elements, plus the scalar mainloop's fp32 probability rows.
   int row_stride = p.d + (c.at("smem_layout") == kPaddedLayout ? 8 : 0);
@@ -173,6 +213,52 @@ int shared_bytes(const Config& c, const Problem& p) {
   int scratch = c.at("mma") == kScalar ? c.at("block_m") * c.at("block_n") * 4 : 0;
   return rows * row_stride * 2 + scratch;
 }
+
+namespace {
+
+const Parameter& parameter(std::string_view name) {
+  for (const Parameter& param : parameters())
+    if (param.name == name) return param;
+  throw std::out_of_range(fmt::format("no attention tunable named {}", name));
+}
+
+// The rules of mma=wgmma (mainloop_wgmma.cuh), apart from the shared-memory and split rules every mainloop
+// has.
+std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& p, const DeviceLimits& limits) {
+  // wgmma and setmaxnreg exist on sm_90a only (Blackwell has tcgen05 instead).
+  if (limits.compute_capability != 90) return "mma=wgmma is Hopper's (sm_90a) instruction";
+  // The cp.async mainloops' tunables do not exist in this kernel: they must keep the values the default
+  // config gives them, so that one kernel has one name.
+  const Config defaults = default_config();
+  for (const char* name : kCpAsyncTunables) {
+    if (c.at(name) != defaults.at(name)) {
+      return fmt::format("{} is a cp.async/mma_sync tunable; mma=wgmma takes its default ({})", name,
+                         parameter(name).format(defaults.at(name)));
+    }
+  }
+  const int block_m = c.at("block_m");
+  if (block_m % 64 != 0 || block_m > 192) return "mma=wgmma: block_m is 64 rows per consumer warpgroup, 1 to 3 of them";
+  const int consumers = block_m / 64;
+  if (c.at("warps") != 4 * (consumers + 1)) {
+    return fmt::format("mma=wgmma with block_m={} runs {} consumer warpgroups and the producer's: warps={}", block_m,
+                       consumers, 4 * (consumers + 1));
+  }
+  if (c.at("stages") < 2) return "mma=wgmma: one K/V slot would serialize the copies and the GEMMs (stages >= 2)";
+  if (c.at("pingpong") == 1 && consumers < 2) return "pingpong needs two consumer warpgroups (block_m >= 128)";
+  if (c.at("producer_regs") != 0 && consumers < 2) {
+    return "producer_regs: one consumer warpgroup already has 255 registers (block_m >= 128)";
+  }
+  if (c.at("pack_gqa") == 1 && (block_m % p.group() != 0)) {
+    return fmt::format("pack_gqa with wgmma: block_m={} must hold whole groups of {} heads (one TMA box)", block_m,
+                       p.group());
+  }
+  if (c.at("splits") != 1 && c.at("combine") != kCombineKernel) {
+    return "mma=wgmma merges split-KV chunks with the combine kernel (combine=kernel)";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::optional<std::string> invalid_reason(const Config& c, const Problem& p, const DeviceLimits& limits) {
   for (const Parameter& param : parameters()) {
@@ -184,7 +270,13 @@ std::optional<std::string> invalid_reason(const Config& c, const Problem& p, con
   if (n_threads > limits.max_threads_per_block) {
     return fmt::format("{} threads exceed the device's {} per block", n_threads, limits.max_threads_per_block);
   }
-  if (c.at("mma") == kMmaSync) {
+  if (c.at("mma") != kWgmma) {
+    if (c.at("pingpong") != 0) return "pingpong is a wgmma schedule";
+    if (c.at("producer_regs") != 0) return "producer_regs applies to wgmma's producer warpgroup";
+  }
+  if (c.at("mma") == kWgmma) {
+    if (std::optional<std::string> why = wgmma_invalid_reason(c, p, limits)) return why;
+  } else if (c.at("mma") == kMmaSync) {
     // The warps are (warps / kv_warps) row groups x kv_warps key groups; a row group owns one or two 16-row
     // MMA tiles, a key group block_n / kv_warps keys of each block (16-key MMA steps).
     const int kv_warps = c.at("kv_warps");
@@ -280,6 +372,21 @@ int mma_live_registers(const Config& c, const Problem& p) {
   return output + held_scores + q_fragments;
 }
 
+int wgmma_live_registers(const Config& c, const Problem& p) {
+  // O (d/2 fp32 per thread), one block's scores (block_n/2), and its probabilities as 16-bit pairs
+  // (block_n/4), which with overlap=on stay live while the next block's scores arrive.
+  return p.d / 2 + c.at("block_n") / 2 + c.at("block_n") / 4;
+}
+
+int wgmma_consumer_registers(const Config& c) {
+  // mainloop_wgmma.cuh's WgmmaConfig::kLaunchRegs / kConsumerRegs.
+  const int n_threads = threads(c);
+  const int launch = std::min(248, 65536 / n_threads / 8 * 8);
+  if (c.at("producer_regs") == 0) return n_threads <= 256 ? 255 : launch;
+  const int consumers = n_threads / 128 - 1;
+  return std::min(256, (launch * n_threads - c.at("producer_regs") * 128) / (consumers * 128) / 8 * 8);
+}
+
 int register_budget(const Config& c, const DeviceLimits& limits) {
   // Registers are allocated per thread in steps of 8, at most 255.
   return std::min(255, limits.registers_per_sm / (threads(c) * c.at("min_ctas")) / 8 * 8);
@@ -299,6 +406,14 @@ std::optional<std::string> excluded_by_default(const Config& c, const Problem& p
   // searches this rule names 219 (each a compile of ~1 s spent only to reject it), and none of the 1252
   // that did not (tests: AttentionFamily.CertainSpillRuleNeverExcludesAKernelThatCompiledCleanly).
   constexpr int kLeastOverhead = 16;
+  if (c.at("mma") == kWgmma) {
+    const int live = wgmma_live_registers(c, p), budget = wgmma_consumer_registers(c);
+    if (live + kLeastOverhead > budget) {
+      return fmt::format("certain to spill: {} registers per consumer thread must be live at once (+{} at least "
+                         "for the rest), {} are available (--space all compiles it anyway)",
+                         live, kLeastOverhead, budget);
+    }
+  }
   if (c.at("mma") == kMmaSync) {
     const int live = mma_live_registers(c, p), budget = register_budget(c, limits);
     if (live + kLeastOverhead > budget) {
@@ -319,6 +434,12 @@ std::optional<std::string> rejected_resources(const runtime::ResourceUsage& u) {
 }
 
 std::string name_expression(const Config& c, const Problem& p) {
+  if (c.at("mma") == kWgmma) {
+    return fmt::format("attention_fwd_wgmma<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", p.cuda_type(), p.d,
+                       c.at("block_m"), c.at("block_n"), c.at("stages"), c.at("pingpong"), c.at("overlap"),
+                       c.at("producer_regs"), c.at("splits"), c.at("pack_gqa") == 1 ? "true" : "false",
+                       p.causal ? "true" : "false");
+  }
   return fmt::format(
       "attention_fwd<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>",
       p.cuda_type(), p.d, c.at("mma"), c.at("block_m"), c.at("block_n"), c.at("warps"), c.at("stages"),
@@ -331,7 +452,8 @@ runtime::CompileRequest compile_request(const Config& c, const Problem& p, const
                                         bool cta_clock) {
   runtime::CompileRequest r;
   r.source_name = "attention.cu";
-  r.source = "#include \"attention/attention.cuh\"\n";
+  r.source = c.at("mma") == kWgmma ? "#include \"attention/mainloop_wgmma.cuh\"\n"
+                                   : "#include \"attention/attention.cuh\"\n";
   // A config that can split with a combine kernel carries it in the same module (combine.cuh).
   if (c.at("splits") != 1 && c.at("combine") == kCombineKernel)
     r.source += fmt::format("EVOTUNE_ATTENTION_COMBINE({}, {})\n", p.cuda_type(), p.d);
@@ -446,6 +568,54 @@ void bind_split_workspace(AttentionParams& params, const LaunchPlan& plan, int h
     if (plan.counters > 0)
       params.split_counters = reinterpret_cast<unsigned*>(params.partial_lse + plan.splits * rows);
   }
+}
+
+namespace {
+
+// One TMA descriptor: a box of 64 columns (128 bytes: the 128-byte swizzle's row) by the given rows of a
+// row-major 2-byte tensor, zero-filled outside it.
+void encode_tensor_map(TensorMapBytes& map, const Problem& p, const void* base, std::vector<cuuint64_t> dims,
+                       std::vector<cuuint64_t> strides_bytes, std::vector<cuuint32_t> box, const char* what) {
+  static_assert(sizeof(TensorMapBytes) == sizeof(CUtensorMap), "TensorMapBytes mirrors CUtensorMap");
+  const std::vector<cuuint32_t> element_strides(dims.size(), 1);
+  const CUresult result = runtime::driver().cuTensorMapEncodeTiled(
+      reinterpret_cast<CUtensorMap*>(&map),
+      p.dtype == DType::fp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+      static_cast<cuuint32_t>(dims.size()), const_cast<void*>(base), dims.data(), strides_bytes.data(), box.data(),
+      element_strides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS) {
+    runtime::check(result, "cuTensorMapEncodeTiled",
+                   fmt::format("TMA descriptor of {} for {} (its pointer must be 16-byte aligned)", what,
+                               p.to_string()));
+  }
+}
+
+}  // namespace
+
+KernelArguments::KernelArguments(const Config& c, const Problem& p, const AttentionParams& params) {
+  block_.params = params;
+  args_[0] = &block_.params;
+  if (c.at("mma") != kWgmma) return;
+  args_[0] = &block_;
+  const cuuint64_t d = static_cast<cuuint64_t>(p.d), row = d * 2;  // bytes per row
+  const cuuint64_t sq = static_cast<cuuint64_t>(p.sq), skv = static_cast<cuuint64_t>(p.skv);
+  const cuuint32_t block_m = static_cast<cuuint32_t>(c.at("block_m"));
+  if (c.at("pack_gqa") == 1) {
+    // {d, head in group, query, batch x KV head}: a box of {64, group, block_m / group} is block_m packed
+    // rows in packed order (query-major, head-minor), split_kv.h's.
+    const cuuint64_t group = static_cast<cuuint64_t>(p.group());
+    encode_tensor_map(block_.q, p, params.q, {d, group, sq, static_cast<cuuint64_t>(p.b) * p.hkv},
+                      {sq * row, row, group * sq * row},
+                      {64, static_cast<cuuint32_t>(group), block_m / static_cast<cuuint32_t>(group), 1}, "Q");
+  } else {
+    encode_tensor_map(block_.q, p, params.q, {d, 1, sq, static_cast<cuuint64_t>(p.b) * p.hq}, {row, row, sq * row},
+                      {64, 1, block_m, 1}, "Q");
+  }
+  const cuuint32_t block_n = static_cast<cuuint32_t>(c.at("block_n"));
+  const cuuint64_t kv_heads = static_cast<cuuint64_t>(p.b) * p.hkv;
+  encode_tensor_map(block_.k, p, params.k, {d, skv, kv_heads}, {row, skv * row}, {64, block_n, 1}, "K");
+  encode_tensor_map(block_.v, p, params.v, {d, skv, kv_heads}, {row, skv * row}, {64, block_n, 1}, "V");
 }
 
 LaunchPlan launch_plan(const Config& c, const Problem& p, const DeviceLimits& limits) {

@@ -16,7 +16,7 @@
 
 namespace evotune::attention {
 
-enum Mma { kScalar = 0, kMmaSync = 1 };
+enum Mma { kScalar = 0, kMmaSync = 1, kWgmma = 2 };
 enum Barrier { kFullBarrier = 0, kLightBarrier = 1 };
 enum SmemLayout { kPaddedLayout = 0, kSwizzledLayout = 1 };
 enum QFragments { kQInSharedMemory = 0, kQInRegisters = 1 };
@@ -26,7 +26,7 @@ constexpr int kAutoSplits = 0;  // splits=auto: the launch plan picks the count 
 constexpr std::size_t kMaxSplitWorkspaceBytes = std::size_t{1} << 30;
 
 // mma, block_m, block_n, warps, stages, barrier, smem_layout, vec_bytes, q_frags, min_ctas, overlap,
-// qk_split, kv_warps, splits, combine, pack_gqa (in this order).
+// qk_split, kv_warps, splits, combine, pack_gqa, pingpong, producer_regs (in this order).
 const std::vector<Parameter>& parameters();
 // The fill for tunables a config text does not name: the hand-picked config for an H100 and b4 hq16
 // s4096 d128 (evidence/results/h100/issue3-attention), unsplit and unpacked, so a config text written
@@ -36,6 +36,13 @@ Config default_config();
 // generation start from. One function, the reasoning beside each rule (attention_family.cpp).
 Config heuristic_config(const Problem& problem, const DeviceLimits& limits);
 Config parse_config(std::string_view text);
+// The tunables a config's other choices fix, set: for mma=wgmma, warps from block_m (4 per consumer
+// warpgroup of 64 rows, plus the producer's 4) and the cp.async mainloops' tunables (barrier, smem_layout,
+// vec_bytes, q_frags, min_ctas, qk_split, kv_warps) at their defaults; for the other mainloops, wgmma's
+// own (pingpong, producer_regs) off. The rules accept only configs this leaves unchanged, so each kernel
+// has one name; a search conforms every config it proposes (search::SearchSpace), so that changing
+// block_m or mma under wgmma is one step, not a step into an invalid config.
+Config conform(const Config& config);
 std::string format(const Config& config);
 
 int threads(const Config& config);
@@ -55,6 +62,10 @@ int mma_live_registers(const Config& config, const Problem& problem);
 int kv_buffer_bytes(const Config& config, const Problem& problem);
 int merge_bytes(const Config& config, const Problem& problem);
 int register_budget(const Config& config, const DeviceLimits& limits);
+// mma=wgmma: registers per consumer thread that must be live at once (O, a block's scores and its 16-bit
+// probabilities), and what a consumer thread has (the launch bounds, and the producer_regs reallocation).
+int wgmma_live_registers(const Config& config, const Problem& problem);
+int wgmma_consumer_registers(const Config& config);
 // Why a compiled kernel is rejected (register spills), nullopt when accepted.
 std::optional<std::string> rejected_resources(const runtime::ResourceUsage& usage);
 
@@ -89,6 +100,23 @@ void bind_split_workspace(AttentionParams& params, const LaunchPlan& plan, int h
                           CUdeviceptr workspace);
 // CTAs of the grid before splitting: query tiles x heads (KV heads when packed) x batch.
 long long unsplit_ctas(const Config& config, const Problem& problem);
+
+// The argument block of one call of a config's attention kernel: AttentionParams, preceded for mma=wgmma by
+// the TMA descriptors of Q, K and V, encoded here (cuTensorMapEncodeTiled, through the run-time driver
+// loader) from the pointers and sizes in `params`. The harness (AttentionKernel) and the launcher library
+// both launch through it, so they cannot build different arguments. Needs the driver for wgmma; pointers
+// must be 16-byte aligned there (TMA's rule), or the constructor throws CudaError.
+class KernelArguments {
+ public:
+  KernelArguments(const Config& config, const Problem& problem, const AttentionParams& params);
+  KernelArguments(const KernelArguments&) = delete;  // args() points into this object
+  KernelArguments& operator=(const KernelArguments&) = delete;
+  void** args() { return args_; }
+
+ private:
+  TmaAttentionParams block_{};
+  void* args_[1];
+};
 
 // The one prepare stage of an attention config (runtime/prepare.h): the validity rules against the device
 // (or target) limits, the compile through `compiler` (a CachingCompiler: compiled once, failures too), and

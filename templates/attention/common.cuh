@@ -257,19 +257,36 @@ __device__ __forceinline__ void store_lse(const Tile& w, const AttentionParams& 
   }
 }
 
+// The dynamic shared memory the launch gave this CTA: kernels check it against what they lay out.
+__device__ __forceinline__ unsigned dynamic_smem_bytes() {
+  unsigned bytes;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+  return bytes;
+}
+
 // In-kernel timer: with EVOTUNE_CTA_CLOCK, each CTA records how many SM clock cycles it ran.
 struct CtaClock {
 #ifdef EVOTUNE_CTA_CLOCK
   long long start = clock64();
   __device__ __forceinline__ void stop(const AttentionParams& p) const {
     __syncthreads();
-    if (threadIdx.x == 0 && p.cta_cycles != nullptr) {
+    if (threadIdx.x == 0) record(p);
+  }
+  // Warp-specialized kernels, whose producer warps leave early: the consumer threads [first, first +
+  // threads) meet on named barrier 8 (not 0, which would wait for the departed) and the first records.
+  __device__ __forceinline__ void stop_consumers(const AttentionParams& p, int first, int threads) const {
+    asm volatile("bar.sync 8, %0;" ::"r"(threads) : "memory");
+    if (static_cast<int>(threadIdx.x) == first) record(p);
+  }
+  __device__ __forceinline__ void record(const AttentionParams& p) const {
+    if (p.cta_cycles != nullptr) {
       const unsigned cta = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
       p.cta_cycles[cta] = static_cast<unsigned long long>(clock64() - start);
     }
   }
 #else
   __device__ __forceinline__ void stop(const AttentionParams&) const {}
+  __device__ __forceinline__ void stop_consumers(const AttentionParams&, int, int) const {}
 #endif
 };
 

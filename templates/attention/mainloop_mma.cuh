@@ -9,6 +9,7 @@
 // 16-bit in registers and reused directly as the A operand of P.V (the C layout of two adjacent n8
 // tiles is the A layout of one k16 tile), so S and P never touch shared memory.
 #include "attention/common.cuh"
+#include "attention/softmax.cuh"
 
 namespace evotune_attention {
 
@@ -164,68 +165,18 @@ struct MmaMainloop {
     softmax_and_pv<kMasked>(s, v_smem, n0, w, p);
   }
 
-  // The online-softmax update with block scores s, then O += P.V.
+  // The online-softmax update with block scores s (softmax.cuh), then O += P.V.
   template <bool kMasked>
   __device__ __forceinline__ void softmax_and_pv(Scores& s, const T* v_smem, int n0, const Tile& w,
                                                  const AttentionParams& p) {
-    // Online softmax. Thread holds rows (lane/4) and (lane/4 + 8) of each 16-row tile. The running max
-    // is kept on the raw scores (the scale is positive, so the max commutes with it); one FFMA per
-    // element then forms scale*log2(e)*(s - max) for exp2. Reductions run as a tree of four partial
-    // results: a serial chain over a row's 2*kNTiles values is latency the tensor pipe waits through.
     const float scale_log2 = p.softmax_scale * kLog2e;
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        if constexpr (kMasked) {
-          const int query = w.query(row_warp * kWarpRows + mt * 16 + (lane >> 2) + h * 8);
-#pragma unroll
-          for (int nt = 0; nt < kNTiles; ++nt) {
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              if (!key_visible<Cfg::kCausal>(query, n0 + key_warp * kWarpKeys + nt * 8 + (lane & 3) * 2 + e,
-                                             p.skv, w.diagonal)) {
-                s[mt][nt][2 * h + e] = -CUDART_INF_F;
-              }
-            }
-          }
-        }
-        float partial_max[4] = {-CUDART_INF_F, -CUDART_INF_F, -CUDART_INF_F, -CUDART_INF_F};
-#pragma unroll
-        for (int nt = 0; nt < kNTiles; ++nt) {
-          partial_max[nt % 2 * 2] = fmaxf(partial_max[nt % 2 * 2], s[mt][nt][2 * h]);
-          partial_max[nt % 2 * 2 + 1] = fmaxf(partial_max[nt % 2 * 2 + 1], s[mt][nt][2 * h + 1]);
-        }
-        float block_max = fmaxf(fmaxf(partial_max[0], partial_max[1]), fmaxf(partial_max[2], partial_max[3]));
-        block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 1));
-        block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 2));
-        const float new_max = fmaxf(row_max[mt][h], block_max);
-        // A row that has seen only masked keys keeps max -inf; subtracting 0 instead keeps exp2 at 0
-        // rather than NaN (-inf - -inf).
-        const float reference = new_max == -CUDART_INF_F ? 0.0f : new_max * scale_log2;
-        const float correction = exp2f(row_max[mt][h] * scale_log2 - reference);
-        row_max[mt][h] = new_max;
-        // Once the max has settled, corrections are exactly 1 for the whole warp: skip the multiplies.
-        if (!__all_sync(0xffffffffu, correction == 1.0f)) {
-          row_sum[mt][h] *= correction;
-#pragma unroll
-          for (int dt = 0; dt < kDTiles; ++dt) {
-            o[mt][dt][2 * h] *= correction;
-            o[mt][dt][2 * h + 1] *= correction;
-          }
-        }
-        float partial_sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-        for (int nt = 0; nt < kNTiles; ++nt) {
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const float prob = exp2f(fmaf(s[mt][nt][2 * h + e], scale_log2, -reference));
-            s[mt][nt][2 * h + e] = prob;
-            partial_sum[nt % 2 * 2 + e] += prob;
-          }
-        }
-        row_sum[mt][h] += (partial_sum[0] + partial_sum[1]) + (partial_sum[2] + partial_sum[3]);
-      }
+      float correction[2];
+      online_softmax<kMasked, Cfg::kCausal>(s[mt], row_max[mt], row_sum[mt], correction, scale_log2, w,
+                                            row_warp * kWarpRows + mt * 16 + (lane >> 2),
+                                            n0 + key_warp * kWarpKeys, p.skv, lane);
+      rescale_output(o[mt], correction);
     }
     if constexpr (Cfg::kFullBarrier) __syncthreads();
 
@@ -234,12 +185,7 @@ struct MmaMainloop {
     for (int kc = 0; kc < kWarpKeys / 16; ++kc) {
       unsigned a[kMTiles][4];
 #pragma unroll
-      for (int mt = 0; mt < kMTiles; ++mt) {
-        a[mt][0] = pair_bits(Element<T>::pack(s[mt][2 * kc][0], s[mt][2 * kc][1]));
-        a[mt][1] = pair_bits(Element<T>::pack(s[mt][2 * kc][2], s[mt][2 * kc][3]));
-        a[mt][2] = pair_bits(Element<T>::pack(s[mt][2 * kc + 1][0], s[mt][2 * kc + 1][1]));
-        a[mt][3] = pair_bits(Element<T>::pack(s[mt][2 * kc + 1][2], s[mt][2 * kc + 1][3]));
-      }
+      for (int mt = 0; mt < kMTiles; ++mt) probabilities_as_a<T>(a[mt], s[mt], kc);
 #pragma unroll
       for (int dp = 0; dp < kDTiles / 2; ++dp) {
         unsigned b[4];
@@ -331,25 +277,8 @@ struct MmaMainloop {
       if (!merge_key_groups(p, reusable_smem)) return;  // this warp's keys are in key group 0's rows now
     }
 #pragma unroll
-    for (int mt = 0; mt < kMTiles; ++mt) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        float sum = row_sum[mt][h];
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-        const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
-        const long long row = w.output_row(row_warp * kWarpRows + mt * 16 + (lane >> 2) + h * 8, p.hq, p.sq);
-        if (row >= 0) {
-#pragma unroll
-          for (int dt = 0; dt < kDTiles; ++dt) {
-            store_output_pair<T, D>(w, p, row, dt * 8 + (lane & 3) * 2, o[mt][dt][2 * h] * inverse,
-                                    o[mt][dt][2 * h + 1] * inverse);
-          }
-          if ((lane & 3) == 0)
-            store_lse(w, p, row, finish_lse(row_max[mt][h] * p.softmax_scale * kLog2e, sum));
-        }
-      }
-    }
+    for (int mt = 0; mt < kMTiles; ++mt)
+      store_rows<T, D>(w, p, o[mt], row_max[mt], row_sum[mt], row_warp * kWarpRows + mt * 16 + (lane >> 2), lane);
   }
 };
 

@@ -5,6 +5,7 @@
 // columns; probabilities go through a shared-memory row buffer so every thread of the row can use all
 // of them for P.V.
 #include "attention/common.cuh"
+#include "attention/softmax.cuh"
 
 namespace evotune_attention {
 
@@ -73,10 +74,8 @@ struct ScalarMainloop {
     block_max = row_reduce(block_max, [](float a, float b) { return fmaxf(a, b); });
     if constexpr (Cfg::kFullBarrier) __syncthreads();
 
-    const float new_max = fmaxf(row_max, block_max);
-    const float reference = new_max == -CUDART_INF_F ? 0.0f : new_max;  // all-masked so far: keep 0, not NaN
-    const float correction = exp2f(row_max - reference);
-    row_max = new_max;
+    // The scores are already scaled (x = dot * scale * log2 e), so the max update's scale is 1.
+    const auto [reference, correction] = raise_max(row_max, block_max, 1.0f);
     row_sum *= correction;
 #pragma unroll
     for (int i = 0; i < kColsPerThread; ++i) o[i] *= correction;

@@ -21,3 +21,18 @@ struct AttentionParams {
   int splits;           // K/V chunks per (query tile, head, batch): the launch plan's, 1 = no split
   float softmax_scale;  // multiplies Q.K before the softmax; usually 1/sqrt(d)
 };
+
+// A TMA tensor descriptor (the driver's CUtensorMap): 128 opaque bytes, 64-byte aligned. Encoded on the
+// host (cuTensorMapEncodeTiled), read by the TMA unit from the kernel's parameter space.
+struct alignas(64) TensorMapBytes {
+  unsigned long long opaque[16];
+};
+
+// Kernel arguments of mma=wgmma (mainloop_wgmma.cuh): the TMA descriptors of Q, K and V over the tensors
+// `params` points at, then the common arguments. attention_family.cpp's kernel_arguments() builds both.
+struct TmaAttentionParams {
+  TensorMapBytes q;  // 4-D {d, group or 1, sq, b * (hkv or hq)}: packed GQA reads a group's heads in one box
+  TensorMapBytes k;  // 3-D {d, skv, b * hkv}
+  TensorMapBytes v;
+  AttentionParams params;
+};

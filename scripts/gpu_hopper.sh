@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Issue 12's GPU work (mma=wgmma, the Hopper mainloop), on the device machine, in one call:
+#   scripts/gpu_hopper.sh [BUILD_DIR] [OUT_DIR] [STEP...]
+# Steps (default: machine wgmma_tests probe sdpa):
+#   machine      GPU, driver, CPU count, the build's source commit
+#   wgmma_tests  the wgmma GPU test (every feature against the reference), under a time limit: a pipeline
+#                that deadlocks shows up as a timeout, not a stuck call
+#   gpu_tests    every GPU test
+#   probe        `evotune bench` of each config in $HOPPER_CONFIGS (';'-separated; default: a handful of
+#                wgmma configs and the problem-aware default) on each problem, in $BENCH_ROUNDS rounds
+#                (default 2) -> probe.jsonl
+#   sdpa         PyTorch SDPA, flash and cuDNN backends, the same problems, timed the way evotune times
+#                (scripts/compare_sdpa.py) -> sdpa.csv
+#   sanitize     compute-sanitizer memcheck, racecheck and synccheck on a small causal GQA shape with tails,
+#                for $SANITIZE_CONFIG (default: the first of $HOPPER_CONFIGS)
+# Problems: $HOPPER_PROBLEMS (space-separated) overrides the list below. Outputs go under OUT_DIR/hopper
+# (default $OUT, else gpu-results/); with $OUT set they are packed into $OUT/results.tgz after every step.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+output_name=hopper
+default_steps=(machine wgmma_tests probe sdpa)
+source scripts/gpu_common.sh "$@"
+
+read -ra problems <<<"${HOPPER_PROBLEMS:-b=4,hq=16,sq=4096,d=128,causal=0,dtype=fp16 b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16}"
+IFS=';' read -ra configs <<<"${HOPPER_CONFIGS:-mma=wgmma,block_m=128,warps=12,block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24;mma=wgmma,block_m=128,warps=12,block_n=176,stages=2,overlap=on,pingpong=on,producer_regs=24;mma=wgmma,block_m=128,warps=12,block_n=128,stages=2,overlap=on,pingpong=off,producer_regs=24;mma=wgmma,block_m=128,warps=12,block_n=128,stages=2,overlap=off,pingpong=on,producer_regs=24;default}"
+
+# A kernel that deadlocks must not take the call with it.
+bench_with_time_limit() { timeout 120 "$build/cli/evotune" "$@"; }
+
+status=0
+for s in "${steps[@]}"; do
+  start=$SECONDS
+  case "$s" in
+    machine | gpu_tests)
+      common_step "$s" || status=1 ;;
+    wgmma_tests)
+      timeout 300 "$build/tests/evotune_tests" --gtest_color=no --gtest_filter='GpuAttention.Wgmma*' \
+        >"$out/wgmma_tests.txt" 2>&1 || { status=1; echo "wgmma tests: exit $?"; }
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED|Failure|error" "$out/wgmma_tests.txt" | head -40 ;;
+    probe)
+      rm -f "$out/probe.jsonl"
+      for round in $(seq 1 "${BENCH_ROUNDS:-2}"); do
+        for p in "${problems[@]}"; do
+          for c in "${configs[@]}"; do
+            args=(--problem "$p" --no-baseline --reps 30)
+            [[ $c == default ]] || args+=(--config "$c")
+            evotune=bench_with_time_limit bench_record "$out/probe.jsonl" round="$round" which="$c" -- "${args[@]}" \
+              2>>"$out/probe_stderr.txt" || { status=1; echo "bench failed: $p | $c"; }
+          done
+        done
+      done
+      "$python" -c '
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    f = dict(kv.split("=") for kv in r["problem"].split(","))
+    flops = 4.0 * int(f["b"]) * int(f["hq"]) * int(f["sq"]) * int(f.get("skv", f["sq"])) * int(f["d"])
+    if f.get("causal") == "1": flops /= 2
+    us = (r.get("kernel") or {}).get("median_us")
+    tf = f"{flops / us / 1e6:7.1f}" if us else "      -"
+    print(r["round"], r["problem"][:44].ljust(44), f"{us or 0:9.1f} us", tf, "TFLOP/s",
+          "ok " if r.get("check", {}).get("passed") else "BAD", r["which"][:96])' "$out/probe.jsonl" 2>&1 | tail -40 ;;
+    sdpa)
+      args=()
+      for p in "${problems[@]}"; do args+=(--problem "$p"); done
+      "$python" scripts/compare_sdpa.py "${args[@]}" --backends flash,cudnn --csv "$out/sdpa.csv" \
+        --markdown "$out/sdpa.md" >"$out/sdpa.txt" 2>&1 || status=1
+      tail -n 12 "$out/sdpa.txt" ;;
+    sanitize)
+      config="${SANITIZE_CONFIG:-${configs[0]}}"
+      problem="b=1,hq=4,hkv=2,sq=137,skv=201,d=64,causal=1,dtype=bf16"
+      for tool in memcheck racecheck synccheck; do
+        { echo "\$ compute-sanitizer --tool $tool evotune bench --problem $problem --config $config"
+          timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$evotune" bench --problem "$problem" \
+            --config "$config" --no-baseline --reps 3
+          echo "exit code $?"; } >"$out/sanitize_$tool.txt" 2>&1
+        echo "$tool: $(grep -E 'ERROR SUMMARY|exit code' "$out/sanitize_$tool.txt" | tr '\n' ' ')"
+      done ;;
+    *)
+      echo "unknown step '$s'" >&2
+      exit 2 ;;
+  esac
+  echo "[$s: $((SECONDS - start)) s]"
+  pack
+done
+exit $status

@@ -1,0 +1,360 @@
+#pragma once
+// Hopper attention forward (sm_90a), FlashAttention-3 style: warp-specialized, TMA-fed, wgmma.
+//
+// A CTA is one producer warpgroup and kConsumers = block_m / 64 consumer warpgroups of 64 query rows each.
+//   - The producer (one thread of it) issues TMA copies: the Q tile once, then each K/V block of the CTA's
+//     chunk into a kStages-deep ring of K and V slots. Each slot has a "full" mbarrier (completes when the
+//     copy's bytes have landed) and an "empty" one (completes when every consumer warp is done with it).
+//     It keeps only the registers it needs (setmaxnreg) and gives the rest to the consumers.
+//   - Each consumer warpgroup computes S = Q.K^T with wgmma from shared memory (Q and K, K-major), the
+//     online softmax in registers (softmax.cuh, shared with the mma.sync mainloop), and O += P.V with wgmma,
+//     P from registers and V from shared memory (MN-major).
+// Two overlaps, each a tunable:
+//   - overlap (intra-warpgroup): block j+1's Q.K^T is issued before block j's softmax... precisely, the
+//     loop issues S(j+1) and P(j).V(j) together and runs block j+1's softmax while they execute;
+//   - pingpong (between consumer warpgroups): the warpgroups take turns issuing their GEMMs (named
+//     barriers), so one's softmax runs while another's GEMMs occupy the tensor cores.
+// Shared memory holds every tile in TMA's 128-byte swizzle: 64-column blocks of 128-byte rows, the layout
+// wgmma's descriptors read (sm90.cuh). Padded keys past skv are zero-filled by TMA and masked to -inf by the
+// softmax whatever they hold; padded query rows are computed and never stored.
+#include "attention/combine.cuh"
+#include "attention/common.cuh"
+#include "attention/sm90.cuh"
+#include "attention/softmax.cuh"
+#include "attention/wgmma_ops.cuh"
+
+namespace evotune_attention {
+
+template <typename T_, int D_, int kBlockM_, int kBlockN_, int kStages_, int kPingpong_, int kOverlap_,
+          int kProducerRegs_, int kSplits_, bool kPack_, bool kCausal_>
+struct WgmmaConfig {
+  using T = T_;
+  static constexpr int D = D_;
+  static constexpr int kBlockM = kBlockM_;
+  static constexpr int kBlockN = kBlockN_;
+  static constexpr int kStages = kStages_;
+  static constexpr int kConsumers = kBlockM_ / 64;  // consumer warpgroups, 64 rows each
+  static constexpr int kThreads = (kConsumers + 1) * 128;
+  static constexpr bool kPingpong = kPingpong_ == 1;
+  static constexpr bool kOverlap = kOverlap_ == 1;
+  // Register split (setmaxnreg): the producer keeps kProducerRegs; the consumers share what the CTA was
+  // given at launch (__launch_bounds__(kThreads, 1): 65536 / kThreads, rounded down to 8) less that, in
+  // multiples of 8. 0: no reallocation.
+  static constexpr int kProducerRegs = kProducerRegs_;
+  static constexpr int kLaunchRegs = (65536 / kThreads) / 8 * 8 > 248 ? 248 : (65536 / kThreads) / 8 * 8;
+  static constexpr int kConsumerRegs =
+      ((kLaunchRegs * kThreads - kProducerRegs * 128) / (kConsumers * 128)) / 8 * 8 > 256
+          ? 256
+          : ((kLaunchRegs * kThreads - kProducerRegs * 128) / (kConsumers * 128)) / 8 * 8;
+  static constexpr int kSplits = kSplits_;
+  static constexpr bool kPack = kPack_;
+  static constexpr bool kCausal = kCausal_;
+  using Tile = WorkTile<kPack_, kSplits_>;
+
+  static_assert(kBlockM % 64 == 0 && kConsumers >= 1 && kConsumers <= 3, "64 to 192 rows, 64 per warpgroup");
+  static_assert(kBlockN % 16 == 0 && kBlockN <= 256 && D % 64 == 0 && D <= 256, "wgmma shapes");
+  static_assert(!kPingpong || kConsumers >= 2, "pingpong needs two consumer warpgroups");
+  static_assert(kProducerRegs == 0 || (kProducerRegs >= 24 && kProducerRegs % 8 == 0 && kConsumers >= 2),
+                "setmaxnreg takes multiples of 8 from 24");
+
+  // Shared memory, in bytes from a 1024-aligned base (the swizzle atoms must be aligned): Q, the K slots,
+  // the V slots, then the mbarriers. attention_family.cpp's shared_bytes() computes the same total.
+  static constexpr int kColumnBlocks = D / 64;
+  static constexpr int kQBytes = kBlockM * D * 2;
+  static constexpr int kKvBytes = kBlockN * D * 2;
+  static constexpr int kKOffset = kQBytes;
+  static constexpr int kVOffset = kKOffset + kStages * kKvBytes;
+  static constexpr int kBarrierOffset = kVOffset + kStages * kKvBytes;
+  static constexpr int kBarriers = 1 + 4 * kStages;
+  static constexpr int kSmemBytes = 1024 + kBarrierOffset + kBarriers * 8;
+};
+
+template <class Cfg>
+struct WgmmaMainloop {
+  using T = typename Cfg::T;
+  using Tile = typename Cfg::Tile;
+  static constexpr int D = Cfg::D;
+  static constexpr int kBlockM = Cfg::kBlockM;
+  static constexpr int kBlockN = Cfg::kBlockN;
+  static constexpr int kStages = Cfg::kStages;
+  static constexpr int kNTiles = kBlockN / 8;
+  static constexpr int kDTiles = D / 8;
+  static constexpr int kKeySteps = kBlockN / 16;
+
+  T* q;
+  T* k;
+  T* v;
+  unsigned long long* q_full;
+  unsigned long long* k_full;
+  unsigned long long* k_empty;
+  unsigned long long* v_full;
+  unsigned long long* v_empty;
+
+  __device__ __forceinline__ explicit WgmmaMainloop(unsigned char* smem)
+      : q(reinterpret_cast<T*>(smem)),
+        k(reinterpret_cast<T*>(smem + Cfg::kKOffset)),
+        v(reinterpret_cast<T*>(smem + Cfg::kVOffset)) {
+    unsigned long long* bars = reinterpret_cast<unsigned long long*>(smem + Cfg::kBarrierOffset);
+    q_full = bars;
+    k_full = bars + 1;
+    k_empty = k_full + kStages;
+    v_full = k_empty + kStages;
+    v_empty = v_full + kStages;
+  }
+
+  __device__ __forceinline__ void init_barriers() const {
+    sm90::mbarrier_init(q_full, 1);
+#pragma unroll
+    for (int s = 0; s < kStages; ++s) {
+      sm90::mbarrier_init(&k_full[s], 1);
+      sm90::mbarrier_init(&v_full[s], 1);
+      // Released by lane 0 of every consumer warp, once that warp's wgmma reading the slot have completed.
+      sm90::mbarrier_init(&k_empty[s], 4 * Cfg::kConsumers);
+      sm90::mbarrier_init(&v_empty[s], 4 * Cfg::kConsumers);
+    }
+    sm90::mbarrier_init_fence();
+  }
+
+  // ---- producer (one thread)
+  __device__ __forceinline__ void produce(const TmaAttentionParams& args, const Tile& w) const {
+    const AttentionParams& p = args.params;
+    const int n_blocks = w.end - w.begin;
+    // Q: packed rows are (query, head of the group) pairs, the 4-D map's {group, query} box fills them in
+    // that order; unpacked, the group extent is 1.
+    const int group_box = Cfg::kPack ? w.group : 1;
+    const int q_head = Cfg::kPack ? w.batch * p.hkv + w.kv_head : w.batch * p.hq + w.head;
+    sm90::mbarrier_arrive_expect_bytes(q_full, Cfg::kQBytes);
+#pragma unroll
+    for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
+      sm90::tma_load_4d(q + c * kBlockM * 64, &args.q, q_full, c * 64, 0, w.m0 / group_box, q_head);
+    }
+    const int kv_head = w.batch * p.hkv + w.kv_head;
+    auto load = [&](T* slots, const TensorMapBytes* map, unsigned long long* full, unsigned long long* empty,
+                    int j) {
+      const int stage = j % kStages;
+      sm90::mbarrier_wait(&empty[stage], ((j / kStages) & 1) ^ 1);
+      sm90::mbarrier_arrive_expect_bytes(&full[stage], Cfg::kKvBytes);
+#pragma unroll
+      for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
+        sm90::tma_load_3d(slots + stage * kBlockN * D + c * kBlockN * 64, map, &full[stage], c * 64,
+                          (w.begin + j) * kBlockN, kv_head);
+      }
+    };
+    // K runs one block ahead of V: the consumers' overlapped loop needs K(j+1) before V(j).
+    load(k, &args.k, k_full, k_empty, 0);
+    for (int j = 0; j < n_blocks; ++j) {
+      if (j + 1 < n_blocks) load(k, &args.k, k_full, k_empty, j + 1);
+      load(v, &args.v, v_full, v_empty, j);
+    }
+  }
+
+  // ---- consumers
+  float o[kDTiles][4];
+  float row_max[2];
+  float row_sum[2];
+  int consumer;   // 0 .. kConsumers-1
+  int local_row;  // the tile row of this thread's first row (its second is 8 below)
+  int lane;
+
+  __device__ __forceinline__ void init_consumer() {
+    consumer = static_cast<int>(threadIdx.x) / 128 - 1;
+    lane = static_cast<int>(threadIdx.x) % 32;
+    local_row = consumer * 64 + (static_cast<int>(threadIdx.x) / 32 % 4) * 16 + lane / 4;
+#pragma unroll
+    for (int dt = 0; dt < kDTiles; ++dt) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.0f;
+    row_max[0] = row_max[1] = -CUDART_INF_F;
+    row_sum[0] = row_sum[1] = 0.0f;
+  }
+
+  // S = Q.K^T for the block in K slot `stage`: D/16 wgmma k-steps over the warpgroup's 64 Q rows.
+  __device__ __forceinline__ void issue_scores(float (&s)[kNTiles][4], int stage) const {
+    sm90::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const int column_block = kk / 4, offset = (kk % 4) * 16;  // 16 elements = 32 bytes of a 128-byte row
+      const unsigned long long a =
+          sm90::smem_descriptor(q + column_block * kBlockM * 64 + consumer * 64 * 64 + offset, 0, 1024);
+      const unsigned long long b =
+          sm90::smem_descriptor(k + stage * kBlockN * D + column_block * kBlockN * 64 + offset, 0, 1024);
+      Wgmma<kBlockN>::template ss<T>(reinterpret_cast<float(&)[kBlockN / 2]>(s), a, b, kk > 0 ? 1 : 0);
+    }
+    sm90::wgmma_commit();
+  }
+
+  // O += P.V for the block in V slot `stage`: kBlockN/16 k-steps of 16 keys; V is MN-major (d contiguous),
+  // its 64-column blocks kBlockN x 128 bytes apart.
+  __device__ __forceinline__ void issue_pv(const unsigned (&pa)[kKeySteps][4], int stage) {
+    sm90::wgmma_fence();
+#pragma unroll
+    for (int kc = 0; kc < kKeySteps; ++kc) {
+      const unsigned long long b =
+          sm90::smem_descriptor(v + stage * kBlockN * D + kc * 16 * 64, kBlockN * 128, 1024);
+      Wgmma<D>::template rs<T>(reinterpret_cast<float(&)[D / 2]>(o), pa[kc], b, 1);
+    }
+    sm90::wgmma_commit();
+  }
+
+  __device__ __forceinline__ void release(unsigned long long* empty, int stage) const {
+    if (lane == 0) sm90::mbarrier_arrive(&empty[stage]);
+  }
+
+  // Pingpong turns: warpgroup c waits for its turn on named barrier 1 + c, and hands the turn to the next
+  // when its GEMMs are issued. The last warpgroup's last hand-over would have no taker and is skipped.
+  __device__ __forceinline__ void turn_begin() const {
+    if constexpr (Cfg::kPingpong) sm90::named_barrier_sync(1 + consumer, 256);
+  }
+  __device__ __forceinline__ void turn_end(bool last) const {
+    if constexpr (Cfg::kPingpong) {
+      if (!(last && consumer == Cfg::kConsumers - 1))
+        sm90::named_barrier_arrive(1 + (consumer + 1) % Cfg::kConsumers, 256);
+    }
+  }
+
+  template <bool kMasked>
+  __device__ __forceinline__ void softmax(float (&s)[kNTiles][4], float (&correction)[2], int block,
+                                          const Tile& w, const AttentionParams& p) {
+    online_softmax<kMasked, Cfg::kCausal>(s, row_max, row_sum, correction, p.softmax_scale * kLog2e, w,
+                                          local_row, block * kBlockN, p.skv, lane);
+  }
+  __device__ __forceinline__ void softmax_any(float (&s)[kNTiles][4], float (&correction)[2], int block,
+                                              int unmasked, const Tile& w, const AttentionParams& p) {
+    // Masking is compiled into the second path only: blocks that need it are a suffix of the range.
+    if (block < unmasked) {
+      softmax<false>(s, correction, block, w, p);
+    } else {
+      softmax<true>(s, correction, block, w, p);
+    }
+  }
+  __device__ __forceinline__ static void to_a(unsigned (&pa)[kKeySteps][4], const float (&s)[kNTiles][4]) {
+#pragma unroll
+    for (int kc = 0; kc < kKeySteps; ++kc) probabilities_as_a<T>(pa[kc], s, kc);
+  }
+
+  __device__ __forceinline__ void consume(const Tile& w, const AttentionParams& p) {
+    const int n_blocks = w.end - w.begin;
+    if constexpr (Cfg::kPingpong) {
+      // The first turn is warpgroup 0's: the last warpgroup hands it over as if it had just had one.
+      if (consumer == Cfg::kConsumers - 1 && n_blocks > 0) sm90::named_barrier_arrive(1, 256);
+    }
+    if (n_blocks == 0) return;  // an empty chunk of a split: the epilogue writes an empty row
+    const int unmasked = unmasked_blocks<kBlockN, Cfg::kCausal>(w, p.skv);
+    sm90::mbarrier_wait(q_full, 0);
+    float s[kNTiles][4];
+    unsigned pa[kKeySteps][4];
+    float correction[2];
+    if constexpr (Cfg::kOverlap) {
+      // Prologue: block 0's scores and softmax.
+      sm90::mbarrier_wait(&k_full[0], 0);
+      turn_begin();
+      issue_scores(s, 0);
+      turn_end(false);
+      sm90::wgmma_wait<0>();
+      sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
+      release(k_empty, 0);
+      softmax_any(s, correction, w.begin, unmasked, w, p);
+      to_a(pa, s);
+      for (int j = 1; j < n_blocks; ++j) {
+        const int stage = j % kStages, previous = (j - 1) % kStages;
+        sm90::mbarrier_wait(&k_full[stage], (j / kStages) & 1);
+        turn_begin();
+        issue_scores(s, stage);  // S(j), while P(j-1) is still held in pa
+        rescale_output(o, correction);
+        sm90::mbarrier_wait(&v_full[previous], ((j - 1) / kStages) & 1);
+        issue_pv(pa, previous);
+        turn_end(false);
+        sm90::wgmma_wait<1>();  // S(j) is done; P(j-1).V(j-1) may still run
+        sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
+        release(k_empty, stage);
+        softmax_any(s, correction, w.begin + j, unmasked, w, p);
+        sm90::wgmma_wait<0>();
+        sm90::hold_registers(reinterpret_cast<float(&)[D / 2]>(o));
+        sm90::hold_registers(reinterpret_cast<unsigned(&)[kKeySteps * 4]>(pa));
+        release(v_empty, previous);
+        to_a(pa, s);
+      }
+      const int last = (n_blocks - 1) % kStages;
+      rescale_output(o, correction);
+      sm90::mbarrier_wait(&v_full[last], ((n_blocks - 1) / kStages) & 1);
+      turn_begin();
+      issue_pv(pa, last);
+      turn_end(true);
+      sm90::wgmma_wait<0>();
+      sm90::hold_registers(reinterpret_cast<float(&)[D / 2]>(o));
+      sm90::hold_registers(reinterpret_cast<unsigned(&)[kKeySteps * 4]>(pa));
+      release(v_empty, last);
+    } else {
+      for (int j = 0; j < n_blocks; ++j) {
+        const int stage = j % kStages;
+        const unsigned parity = (j / kStages) & 1;
+        sm90::mbarrier_wait(&k_full[stage], parity);
+        turn_begin();
+        issue_scores(s, stage);
+        turn_end(false);
+        sm90::wgmma_wait<0>();
+        sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
+        release(k_empty, stage);
+        softmax_any(s, correction, w.begin + j, unmasked, w, p);
+        rescale_output(o, correction);
+        to_a(pa, s);
+        sm90::mbarrier_wait(&v_full[stage], parity);
+        turn_begin();
+        issue_pv(pa, stage);
+        turn_end(j == n_blocks - 1);
+        sm90::wgmma_wait<0>();
+        sm90::hold_registers(reinterpret_cast<float(&)[D / 2]>(o));
+        sm90::hold_registers(reinterpret_cast<unsigned(&)[kKeySteps * 4]>(pa));
+        release(v_empty, stage);
+      }
+    }
+  }
+
+  template <class AnyTile>
+  __device__ __forceinline__ void epilogue(const AnyTile& w, const AttentionParams& p) const {
+    store_rows<T, D>(w, p, o, row_max, row_sum, local_row, lane);
+  }
+};
+
+template <class Cfg>
+__device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams& args) {
+#if __CUDA_ARCH__ >= 900
+  const AttentionParams& p = args.params;
+  CtaClock clock;
+  if constexpr (Cfg::kSplits != 1) asm volatile("griddepcontrol.launch_dependents;");
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  // The host sizes the allocation (attention_family.cpp) with 1 KiB of slack for this alignment.
+  unsigned char* smem = smem_raw + ((1024 - (sm90::shared_address(smem_raw) & 1023)) & 1023);
+  if (dynamic_smem_bytes() < static_cast<unsigned>(Cfg::kSmemBytes)) __trap();
+  WgmmaMainloop<Cfg> mainloop(smem);
+  if (threadIdx.x == 0) {
+    mainloop.init_barriers();
+    sm90::tma_prefetch_descriptor(&args.q);
+    sm90::tma_prefetch_descriptor(&args.k);
+    sm90::tma_prefetch_descriptor(&args.v);
+  }
+  __syncthreads();  // the last CTA-wide barrier: the producer leaves early
+  const typename Cfg::Tile w =
+      make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p);
+  if (threadIdx.x < 128) {
+    if constexpr (Cfg::kProducerRegs > 0) sm90::registers_decrease<Cfg::kProducerRegs>();
+    if (threadIdx.x == 0 && w.end > w.begin) mainloop.produce(args, w);
+    return;
+  }
+  if constexpr (Cfg::kProducerRegs > 0) sm90::registers_increase<Cfg::kConsumerRegs>();
+  mainloop.init_consumer();
+  mainloop.consume(w, p);
+  mainloop.epilogue(w, p);
+  clock.stop_consumers(p, 128, Cfg::kConsumers * 128);
+#else
+  __trap();  // mma=wgmma is sm_90a code; the host rules never launch it elsewhere
+#endif
+}
+
+}  // namespace evotune_attention
+
+template <typename T, int D, int kBlockM, int kBlockN, int kStages, int kPingpong, int kOverlap, int kProducerRegs,
+          int kSplits, bool kPack, bool kCausal>
+__global__ void __launch_bounds__((kBlockM / 64 + 1) * 128, 1)
+    attention_fwd_wgmma(const __grid_constant__ TmaAttentionParams args) {
+  evotune_attention::attention_forward_wgmma<evotune_attention::WgmmaConfig<
+      T, D, kBlockM, kBlockN, kStages, kPingpong, kOverlap, kProducerRegs, kSplits, kPack, kCausal>>(args);
+}
