@@ -6,13 +6,17 @@
 #   wgmma_tests  the wgmma GPU test (every feature against the reference), under a time limit: a pipeline
 #                that deadlocks shows up as a timeout, not a stuck call
 #   gpu_tests    every GPU test
-#   probe        `evotune bench` of each config in $HOPPER_CONFIGS (';'-separated; default: a handful of
-#                wgmma configs and the problem-aware default) on each problem, in $BENCH_ROUNDS rounds
+#   probe        `evotune bench` of each config in $HOPPER_CONFIGS (';'-separated; default: the
+#                problem-aware default and five wgmma configs) on each problem, in $BENCH_ROUNDS rounds
 #                (default 2) -> probe.jsonl
 #   sdpa         PyTorch SDPA, flash and cuDNN backends, the same problems, timed the way evotune times
 #                (scripts/compare_sdpa.py) -> sdpa.csv
+#   search       `evotune search` per problem, budget $HOPPER_BUDGET (default 32), fresh cubin cache each
+#   bench        per problem, the problem-aware default and the search's winner, $BENCH_ROUNDS rounds
+#   summary      summary.json: {problem, best_us, tflops, best_config, sdpa_flash_us, sdpa_cudnn_us,
+#                compile_s_median, ...} per problem (scripts/hopper_summary.py)
 #   sanitize     compute-sanitizer memcheck, racecheck and synccheck on a small causal GQA shape with tails,
-#                for $SANITIZE_CONFIG (default: the first of $HOPPER_CONFIGS)
+#                for $SANITIZE_CONFIG (default: the problem-aware default, wgmma on the H100)
 # Problems: $HOPPER_PROBLEMS (space-separated) overrides the list below. Outputs go under OUT_DIR/hopper
 # (default $OUT, else gpu-results/); with $OUT set they are packed into $OUT/results.tgz after every step.
 set -uo pipefail
@@ -21,8 +25,12 @@ output_name=hopper
 default_steps=(machine wgmma_tests probe sdpa)
 source scripts/gpu_common.sh "$@"
 
-read -ra problems <<<"${HOPPER_PROBLEMS:-b=4,hq=16,sq=4096,d=128,causal=0,dtype=fp16 b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16}"
-IFS=';' read -ra configs <<<"${HOPPER_CONFIGS:-mma=wgmma,block_m=128,warps=12,block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24;mma=wgmma,block_m=128,warps=12,block_n=176,stages=2,overlap=on,pingpong=on,producer_regs=24;mma=wgmma,block_m=128,warps=12,block_n=128,stages=2,overlap=on,pingpong=off,producer_regs=24;mma=wgmma,block_m=128,warps=12,block_n=128,stages=2,overlap=off,pingpong=on,producer_regs=24;default}"
+# The issue's six rows, in the canonical form bench and compare_sdpa.py write (the summary matches on it).
+read -ra problems <<<"${HOPPER_PROBLEMS:-b=4,hq=16,hkv=16,sq=4096,skv=4096,d=128,causal=0,dtype=fp16 b=4,hq=16,hkv=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16 b=1,hq=32,hkv=8,sq=4096,skv=4096,d=128,causal=1,dtype=bf16 b=1,hq=8,hkv=8,sq=512,skv=512,d=64,causal=0,dtype=fp16 b=8,hq=16,hkv=16,sq=2048,skv=2048,d=64,causal=0,dtype=bf16 b=2,hq=32,hkv=4,sq=8192,skv=8192,d=128,causal=1,dtype=bf16}"
+w="mma=wgmma,overlap=on"
+IFS=';' read -ra configs <<<"${HOPPER_CONFIGS:-default;$w,block_m=128,block_n=128,stages=2,pingpong=on,producer_regs=24;$w,block_m=128,block_n=176,stages=2,pingpong=on,producer_regs=24;$w,block_m=128,block_n=128,stages=3,pingpong=on,producer_regs=24;$w,block_m=192,block_n=128,stages=2,pingpong=on,producer_regs=32;$w,block_m=64,block_n=128,stages=3}"
+
+slug() { echo "$1" | tr ',=' '_-'; }
 
 # A kernel that deadlocks must not take the call with it.
 bench_with_time_limit() { timeout 120 "$build/cli/evotune" "$@"; }
@@ -60,6 +68,43 @@ for line in open(sys.argv[1]):
     tf = f"{flops / us / 1e6:7.1f}" if us else "      -"
     print(r["round"], r["problem"][:44].ljust(44), f"{us or 0:9.1f} us", tf, "TFLOP/s",
           "ok " if r.get("check", {}).get("passed") else "BAD", r["which"][:96])' "$out/probe.jsonl" 2>&1 | tail -40 ;;
+    search)
+      # A search per problem, fresh cubin cache each, budget $HOPPER_BUDGET (default 32). Its first generation
+      # starts from the problem-aware default.
+      for p in "${problems[@]}"; do
+        dir="$out/search/$(slug "$p")"
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        cmd=("$evotune" --cache-dir "$dir/cache" search --problem "$p" --db "$out/hopper.db" --devices 0
+             --budget "${HOPPER_BUDGET:-32}" --evo offspring=16 --lookahead 3 --history 0
+             --summary-json "$dir/summary.json")
+        { echo "\$ ${cmd[*]}"; timeout "${SEARCH_TIMEOUT:-150}" "${cmd[@]}"; echo "exit code $?"; } >"$dir/search.txt" 2>&1 || status=1
+        rm -rf "$dir/cache"
+        echo "$p: $(grep -E '^winner:' "$dir/search.txt" | head -1)"
+      done
+      checkpoint_db "$out/hopper.db" ;;
+    bench)
+      # The problem-aware default and the search's winner, interleaved in $BENCH_ROUNDS rounds (default 2).
+      rm -f "$out/bench.jsonl"
+      for round in $(seq 1 "${BENCH_ROUNDS:-2}"); do
+        for p in "${problems[@]}"; do
+          summary="$out/search/$(slug "$p")/summary.json"
+          winner=$("$python" -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s.get("confirmed_best_config") or s.get("best_config") or "")' "$summary" 2>/dev/null)
+          for which in default best; do
+            args=(--problem "$p" --no-baseline --reps 30)
+            if [[ $which == best ]]; then
+              [[ -n "$winner" ]] || continue
+              args+=(--config "$winner")
+            fi
+            evotune=bench_with_time_limit bench_record "$out/bench.jsonl" which="$which" round="$round" -- "${args[@]}" \
+              2>>"$out/bench_stderr.txt" || status=1
+          done
+        done
+      done
+      wc -l "$out/bench.jsonl" ;;
+    summary)
+      "$python" scripts/hopper_summary.py "$out" >"$out/summary.json" 2>"$out/summary.txt" || status=1
+      cat "$out/summary.txt" ;;
     sdpa)
       args=()
       for p in "${problems[@]}"; do args+=(--problem "$p"); done
@@ -67,12 +112,15 @@ for line in open(sys.argv[1]):
         --markdown "$out/sdpa.md" >"$out/sdpa.txt" 2>&1 || status=1
       tail -n 12 "$out/sdpa.txt" ;;
     sanitize)
-      config="${SANITIZE_CONFIG:-${configs[0]}}"
+      # The problem-aware default (on the H100: wgmma, 64-row tiles for this small grid) unless
+      # $SANITIZE_CONFIG names one.
       problem="b=1,hq=4,hkv=2,sq=137,skv=201,d=64,causal=1,dtype=bf16"
+      config_args=()
+      [[ -n "${SANITIZE_CONFIG:-}" ]] && config_args=(--config "$SANITIZE_CONFIG")
       for tool in memcheck racecheck synccheck; do
-        { echo "\$ compute-sanitizer --tool $tool evotune bench --problem $problem --config $config"
+        { echo "\$ compute-sanitizer --tool $tool evotune bench --problem $problem ${config_args[*]}"
           timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$evotune" bench --problem "$problem" \
-            --config "$config" --no-baseline --reps 3
+            "${config_args[@]}" --no-baseline --reps 3
           echo "exit code $?"; } >"$out/sanitize_$tool.txt" 2>&1
         echo "$tool: $(grep -E 'ERROR SUMMARY|exit code' "$out/sanitize_$tool.txt" | tr '\n' ' ')"
       done ;;

@@ -423,6 +423,10 @@ TEST(AttentionWgmma, ConformFixesWarpsAndTheCpAsyncTunables) {
   wrong = c;
   wrong.set("vec_bytes", 8);
   EXPECT_NE(invalid_reason(wrong, p, h100)->find("vec_bytes"), std::string::npos);
+  // A config text gets what its named tunables fix; a named value stays as written (and the rules judge it).
+  EXPECT_EQ(parse_config("mma=wgmma,block_m=128").at("warps"), 12);
+  EXPECT_EQ(parse_config("mma=wgmma,block_m=128,warps=8").at("warps"), 8);
+  EXPECT_EQ(parse_config(format(c)), c);
   // The other mainloops do not have wgmma's tunables.
   Config mma = conform(parse_config("mma=mma_sync,pingpong=on,producer_regs=24"));
   EXPECT_EQ(mma.at("pingpong"), 0);

@@ -109,7 +109,57 @@ Config default_config() {
                  {"producer_regs", 0}});
 }
 
+namespace {
+
+// The Hopper default for query-heavy problems (prefill, long chunks): mma=wgmma with both overlaps and the
+// producer warpgroup on few registers, as FlashAttention-3 runs it. Measured on the H100
+// (evidence/results/h100/hopper/probe, NOTES.md):
+//   - d=128: two consumer warpgroups (128 rows), producer on 24 registers. b4 hq16 s4096 fp16: 176-key
+//     blocks 644 TFLOP/s non-causal (128: 0.6% slower); causal 128-key blocks (176: 0.7% slower);
+//     overlap=off cost 15%, pingpong=off 1.7% (call1);
+//   - d=64: three consumer warpgroups (192 rows), producer on 32: b8 hq16 s2048 bf16 296.8 us, against
+//     347 us with 128 rows (call3);
+//   - a grid whose tiles leave SMs idle: 64-row tiles, one consumer warpgroup, three slots, not split:
+//     b1 hq8 s512 d64 6.4 us, against 7.7 us split in two with two slots and 8.3-9.9 us with 128 or 192 rows
+//     (call3). Split-KV is kept for a long K/V range (chunks of at least 8 blocks), which call3 did not
+//     measure.
+// nullopt where the rules refuse it (not sm_90, or a shape it cannot hold).
+std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limits) {
+  if (limits.compute_capability != 90 || p.sq < 128) return std::nullopt;
+  Config c = default_config();
+  c.set("mma", kWgmma);
+  c.set("block_m", p.d == 64 ? 192 : 128);
+  c.set("block_n", p.d == 128 && !p.causal ? 176 : 128);
+  c.set("stages", 2);
+  c.set("overlap", 1);
+  c.set("pingpong", 1);
+  c.set("producer_regs", p.d == 64 ? 32 : 24);
+  c.set("splits", 1);
+  c.set("combine", kCombineKernel);
+  c.set("pack_gqa", 0);
+  c = conform(c);
+  if (unsplit_ctas(c, p) < limits.sm_count) {
+    c.set("block_m", 64);
+    c.set("block_n", 128);
+    c.set("stages", 3);
+    c.set("pingpong", 0);
+    c.set("producer_regs", 0);
+    c = conform(c);
+  }
+  if (invalid_reason(c, p, limits) || excluded_by_default(c, p, limits)) return std::nullopt;
+  const int splits = auto_splits(c, p, limits);
+  const int kv_blocks = (p.skv + c.at("block_n") - 1) / c.at("block_n");
+  if (splits > 1 && kv_blocks / splits >= 8) {
+    c.set("splits", splits);
+    if (invalid_reason(c, p, limits)) c.set("splits", 1);
+  }
+  return c;
+}
+
+}  // namespace
+
 Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
+  if (std::optional<Config> hopper = wgmma_heuristic(p, limits)) return *hopper;
   Config c = default_config();  // the large-prefill config: 128-row tiles of 8 warps, 128-key blocks
   // Packed GQA when one head's queries do not fill a tile of the largest block_m (128 rows), as in decode
   // and short query chunks: the group's query heads fill the rows instead, and each KV head's K/V is read
@@ -194,7 +244,19 @@ Config conform(const Config& config) {
   return c;
 }
 
-Config parse_config(std::string_view text) { return evotune::parse_config(text, parameters(), default_config()); }
+Config parse_config(std::string_view text) {
+  Config c = evotune::parse_config(text, parameters(), default_config());
+  // Tunables the text does not name take what the named ones fix (conform: "mma=wgmma,block_m=128" means
+  // warps=12); a named value is kept as written, and the rules say so if it contradicts.
+  const Config conformed = conform(c);
+  if (conformed == c) return c;
+  std::vector<std::string> named;
+  for (const auto& [name, value] : split_assignments(text, "config")) named.push_back(name);
+  for (const auto& [name, value] : conformed.entries()) {
+    if (std::find(named.begin(), named.end(), name) == named.end()) c.set(name, value);
+  }
+  return c;
+}
 
 std::string format(const Config& config) { return format_config(config, parameters()); }
 

@@ -35,6 +35,8 @@ Config default_config();
 // The problem-aware default: what bench (without --config), the launcher's fallback and a search's first
 // generation start from. One function, the reasoning beside each rule (attention_family.cpp).
 Config heuristic_config(const Problem& problem, const DeviceLimits& limits);
+// Parses "name=value,..."; tunables not named take the default config's value, or the value the named ones
+// fix (conform), so "mma=wgmma,block_m=128" is the 12-warp kernel with the cp.async tunables at rest.
 Config parse_config(std::string_view text);
 // The tunables a config's other choices fix, set: for mma=wgmma, warps from block_m (4 per consumer
 // warpgroup of 64 rows, plus the producer's 4) and the cp.async mainloops' tunables (barrier, smem_layout,

@@ -308,9 +308,50 @@ struct WgmmaMainloop {
     }
   }
 
+  // The rows leave through shared memory: normalized, converted and written into this warpgroup's own rows
+  // of the Q tile (its last Q.K^T is done; no other warpgroup reads those rows), in the same 128-byte
+  // swizzle, so that the quads' 4-byte writes and the 16-byte reads each hit 32 distinct banks; then copied
+  // to O in 16-byte stores, consecutive threads along a row. Written straight from the accumulator layout,
+  // a warp's store covers 8 rows x 16 bytes: half of each 32-byte sector. A chunk of a split goes to the
+  // fp32 workspace directly (store_rows), as in the mma.sync path.
   template <class AnyTile>
-  __device__ __forceinline__ void epilogue(const AnyTile& w, const AttentionParams& p) const {
-    store_rows<T, D>(w, p, o, row_max, row_sum, local_row, lane);
+  __device__ __forceinline__ void epilogue(const AnyTile& w, const AttentionParams& p) {
+    if (w.partial()) {
+      store_rows<T, D>(w, p, o, row_max, row_sum, local_row, lane);
+      return;
+    }
+    unsigned char* tile = reinterpret_cast<unsigned char*>(q);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float sum = row_sum[h];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
+      const int row = local_row + h * 8;
+#pragma unroll
+      for (int dt = 0; dt < kDTiles; ++dt) {
+        const int offset = (dt / 8) * kBlockM * 128 + row * 128 + (((dt % 8) ^ (row % 8)) << 4) + (lane & 3) * 4;
+        *reinterpret_cast<typename Element<T>::Pair*>(tile + offset) =
+            Element<T>::pack(o[dt][2 * h] * inverse, o[dt][2 * h + 1] * inverse);
+      }
+      const long long out_row = w.output_row(row, p.hq, p.sq);
+      if (out_row >= 0 && (lane & 3) == 0)
+        store_lse(w, p, out_row, finish_lse(row_max[h] * p.softmax_scale * kLog2e, sum));
+    }
+    sm90::named_barrier_sync(9 + consumer, 128);  // the warpgroup's rows are in shared memory
+    constexpr int kRowChunks = D / 8;             // 16-byte chunks per row
+    const int thread = static_cast<int>(threadIdx.x) % 128;
+#pragma unroll
+    for (int i = 0; i < 64 * kRowChunks / 128; ++i) {
+      const int index = i * 128 + thread;
+      const int row = consumer * 64 + index / kRowChunks, chunk = index % kRowChunks;
+      const long long out_row = w.output_row(row, p.hq, p.sq);
+      if (out_row >= 0) {
+        const uint4 value = *reinterpret_cast<const uint4*>(tile + (chunk / 8) * kBlockM * 128 + row * 128 +
+                                                            (((chunk % 8) ^ (row % 8)) << 4));
+        *reinterpret_cast<uint4*>(static_cast<T*>(p.o) + out_row * D + chunk * 8) = value;
+      }
+    }
   }
 };
 
