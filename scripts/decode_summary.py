@@ -16,11 +16,11 @@ issue's rows (the first N_LISTED problems), not a shape beyond them. Targets (th
 faster SDPA backend on every row, >= 3.0 TB/s of K/V read on the two large decode rows, default <=
 1.5 x best.
 """
-import csv
 import json
-import statistics
 import sys
 from pathlib import Path
+
+from bench_records import median_of, read_bench, read_sdpa
 
 
 def kv_bytes(problem: str) -> float:
@@ -31,33 +31,15 @@ def kv_bytes(problem: str) -> float:
 def main() -> int:
     out = Path(sys.argv[1])
     listed = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    bench: dict[tuple[str, str], list[dict]] = {}
-    order: list[str] = []
-    for line in (out / "bench.jsonl").read_text().splitlines():
-        r = json.loads(line)
-        bench.setdefault((r["problem"], r["which"]), []).append(r)
-        if r["problem"] not in order:
-            order.append(r["problem"])
-    sdpa: dict[tuple[str, str], float] = {}
-    if (out / "sdpa.csv").exists():
-        with open(out / "sdpa.csv") as f:
-            for r in csv.DictReader(f):
-                if r["status"] == "ok":
-                    sdpa[(r["problem"], r["backend"])] = float(r["median_us"])
-
-    def median_of(problem: str, which: str):
-        runs = [r for r in bench.get((problem, which), []) if r.get("kernel") and r["check"]["passed"]]
-        if not runs:
-            return None, None, None
-        return (statistics.median(r["kernel"]["median_us"] for r in runs), runs[0]["config"],
-                [round(r["kernel"]["median_us"], 2) for r in runs])
+    bench, order = read_bench(out)
+    sdpa = read_sdpa(out)
 
     rows = []
     ok_all = True
     print(f"{'problem':<58} {'default':>9} {'best':>9} {'flash':>9} {'cudnn':>9} {'KV TB/s':>8}  verdict", file=sys.stderr)
     for i, problem in enumerate(order):
-        default_us, default_config, default_rounds = median_of(problem, "default")
-        best_us, best_config, best_rounds = median_of(problem, "best")
+        default_us, default_config, default_rounds = median_of(bench, problem, "default")
+        best_us, best_config, best_rounds = median_of(bench, problem, "best")
         flash, cudnn = sdpa.get((problem, "flash")), sdpa.get((problem, "cudnn"))
         faster = min(x for x in (flash, cudnn) if x is not None) if (flash or cudnn) else None
         row = {"problem": problem, "default_us": default_us, "best_us": best_us, "best_config": best_config,

@@ -24,45 +24,41 @@ def constraints(n):
     return ", ".join(f'"+f"(d[{i}])' for i in range(n // 2))
 
 
+def variant(n, name, a_parameter, operands, inputs, immediates):
+    """One static member: the asm statement for each element type, chosen by T at compile time.
+    operands: the A and B operand text after the accumulators (numbered from N/2); inputs: their asm inputs
+    (then `accumulate`, which sets the scale-d predicate)."""
+    regs = n // 2
+    predicate = regs + operands.count("%")
+    out = ["  template <typename T>",
+           f"  static __device__ __forceinline__ void {name}(float (&d)[{regs}], {a_parameter}, "
+           "unsigned long long b, int accumulate) {"]
+    for i, (ctype, ptx) in enumerate(TYPES):
+        kw = "if constexpr" if i == 0 else "} else"
+        cond = f" (is_same_type<T, {ctype}>::value)" if i == 0 else ""
+        out.append(f"    {kw}{cond} {{")
+        out.append("      asm volatile(")
+        out.append('          "{\\n.reg .pred p;\\n"')
+        out.append(f'          "setp.ne.b32 p, %{predicate}, 0;\\n"')
+        out.append(f'          "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ptx}.{ptx} "')
+        out.append(f'          "{{{accumulators(n)}}}, "')
+        out.append(f'          "{operands}, p, {immediates};\\n}}\\n"')
+        out.append(f"          : {constraints(n)}")
+        out.append(f'          : {inputs}, "r"(accumulate));')
+    out.append("    }")
+    out.append("  }")
+    return out
+
+
 def emit(n):
     regs = n // 2
     out = [f"template <>\nstruct Wgmma<{n}> {{"]
     # SS: A (Q) and B (K) from shared memory, both K-major: no transposes.
-    out.append("  template <typename T>")
-    out.append(f"  static __device__ __forceinline__ void ss(float (&d)[{regs}], unsigned long long a, "
-               "unsigned long long b, int accumulate) {")
-    for i, (ctype, ptx) in enumerate(TYPES):
-        kw = "if constexpr" if i == 0 else "} else"
-        cond = f" (is_same_type<T, {ctype}>::value)" if i == 0 else ""
-        out.append(f"    {kw}{cond} {{")
-        out.append("      asm volatile(")
-        out.append('          "{\\n.reg .pred p;\\n"')
-        out.append(f'          "setp.ne.b32 p, %{regs + 2}, 0;\\n"')
-        out.append(f'          "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ptx}.{ptx} "')
-        out.append(f'          "{{{accumulators(n)}}}, "')
-        out.append(f'          "%{regs}, %{regs + 1}, p, 1, 1, 0, 0;\\n}}\\n"')
-        out.append(f"          : {constraints(n)}")
-        out.append('          : "l"(a), "l"(b), "r"(accumulate));')
-    out.append("    }")
-    out.append("  }")
+    out += variant(n, "ss", "unsigned long long a", f"%{regs}, %{regs + 1}", '"l"(a), "l"(b)', "1, 1, 0, 0")
     # RS: A (P) from registers, B (V) from shared memory MN-major (transposed).
-    out.append("  template <typename T>")
-    out.append(f"  static __device__ __forceinline__ void rs(float (&d)[{regs}], const unsigned (&a)[4], "
-               "unsigned long long b, int accumulate) {")
-    for i, (ctype, ptx) in enumerate(TYPES):
-        kw = "if constexpr" if i == 0 else "} else"
-        cond = f" (is_same_type<T, {ctype}>::value)" if i == 0 else ""
-        out.append(f"    {kw}{cond} {{")
-        out.append("      asm volatile(")
-        out.append('          "{\\n.reg .pred p;\\n"')
-        out.append(f'          "setp.ne.b32 p, %{regs + 5}, 0;\\n"')
-        out.append(f'          "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ptx}.{ptx} "')
-        out.append(f'          "{{{accumulators(n)}}}, "')
-        out.append(f'          "{{%{regs}, %{regs + 1}, %{regs + 2}, %{regs + 3}}}, %{regs + 4}, p, 1, 1, 1;\\n}}\\n"')
-        out.append(f"          : {constraints(n)}")
-        out.append('          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));')
-    out.append("    }")
-    out.append("  }")
+    out += variant(n, "rs", "const unsigned (&a)[4]",
+                   f"{{%{regs}, %{regs + 1}, %{regs + 2}, %{regs + 3}}}, %{regs + 4}",
+                   '"r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b)', "1, 1, 1")
     out.append("};\n")
     return "\n".join(out)
 

@@ -64,3 +64,61 @@ common_step() {
     *) return 2 ;;
   esac
 }
+
+# A problem as a folder name.
+slug() { echo "$1" | tr ',=' '_-'; }
+
+# search_problem PROBLEM BUDGET DB TIME_LIMIT_S: an evo search of PROBLEM on device 0 (fresh cubin cache,
+# removed after) into DB; its output (search.txt, with the command) and --summary-json go under
+# $out/search/<slug>/. Prints its summary and winner lines; fails when the search does.
+search_problem() {
+  local p="$1" budget="$2" db="$3" limit="$4" dir rc
+  dir="$out/search/$(slug "$p")"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  local cmd=("$evotune" --cache-dir "$dir/cache" search --problem "$p" --db "$db" --devices 0 --budget "$budget"
+             --evo offspring=16 --lookahead 3 --history 0 --summary-json "$dir/summary.json")
+  { echo "\$ ${cmd[*]}"; timeout "$limit" "${cmd[@]}"; rc=$?; echo "exit code $rc"; } >"$dir/search.txt" 2>&1
+  rm -rf "$dir/cache"
+  echo "$p: $(grep -E '^run [0-9]+:' "$dir/search.txt" | head -1)"
+  grep -E '^winner:' "$dir/search.txt"
+  return $rc
+}
+
+# bench_default_and_winner FILE ROUNDS REPS PROBLEM...: per round and problem, bench_record of the
+# problem-aware default (bench without --config, which=default) and of the winner search_problem recorded
+# (which=best; skipped without one), interleaved so both see the same conditions. Stderr goes to
+# $out/bench_stderr.txt; fails when a bench did.
+bench_default_and_winner() {
+  local file="$1" rounds="$2" reps="$3" rc=0 round p which winner
+  shift 3
+  rm -f "$file"
+  for round in $(seq 1 "$rounds"); do
+    for p in "$@"; do
+      winner=$("$python" -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s.get("confirmed_best_config") or s.get("best_config") or "")' \
+        "$out/search/$(slug "$p")/summary.json" 2>/dev/null)
+      for which in default best; do
+        local args=(--problem "$p" --no-baseline --reps "$reps")
+        if [[ $which == best ]]; then
+          [[ -n "$winner" ]] || continue
+          args+=(--config "$winner")
+        fi
+        bench_record "$file" which="$which" round="$round" -- "${args[@]}" 2>>"$out/bench_stderr.txt" || rc=1
+      done
+    done
+  done
+  wc -l "$file"
+  return $rc
+}
+
+# sdpa_step LINES PROBLEM...: PyTorch SDPA, flash and cuDNN backends, on the problems, timed the way evotune
+# times (scripts/compare_sdpa.py) -> $out/sdpa.{csv,md,txt}; prints the last LINES lines.
+sdpa_step() {
+  local lines="$1" rc=0 args=() p
+  shift
+  for p in "$@"; do args+=(--problem "$p"); done
+  "$python" scripts/compare_sdpa.py "${args[@]}" --backends flash,cudnn --csv "$out/sdpa.csv" \
+    --markdown "$out/sdpa.md" >"$out/sdpa.txt" 2>&1 || rc=1
+  tail -n "$lines" "$out/sdpa.txt"
+  return $rc
+}

@@ -20,7 +20,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 output_name=decode
 default_steps=(machine gpu_tests search bench sdpa summary)
-source scripts/gpu_common.sh "$@"  # arguments, environment, evotune, python, pack, checkpoint_db, the machine and gpu_tests steps
+source scripts/gpu_common.sh "$@"  # arguments, environment, evotune, python, pack, checkpoint_db, the machine and gpu_tests steps, search/bench/sdpa
 
 # The issue's five rows, then shapes beyond them (the rules must be general): 8 heads per KV head, MHA
 # decode (nothing to pack) with d=64, a group of 7 (not a power of two) with odd lengths, MQA decode.
@@ -28,7 +28,6 @@ read -ra problems <<<"${DECODE_PROBLEMS:-b=32,hq=32,hkv=8,sq=1,skv=4096,d=128,ca
 read -ra extras <<<"${EXTRA_PROBLEMS:-b=16,hq=32,hkv=4,sq=1,skv=8192,d=128,causal=0,dtype=bf16 b=2,hq=16,hkv=16,sq=1,skv=32768,d=64,causal=0,dtype=fp16 b=1,hq=28,hkv=4,sq=61,skv=2000,d=128,causal=1,dtype=fp16 b=2,hq=8,hkv=1,sq=1,skv=5000,d=128,causal=0,dtype=bf16}"
 budget="${DECODE_BUDGET:-160}"
 extra_budget="${EXTRA_BUDGET:-100}"
-slug() { echo "$1" | tr ',=' '_-'; }
 
 status=0
 for s in "${steps[@]}"; do
@@ -40,42 +39,14 @@ for s in "${steps[@]}"; do
       for p in "${problems[@]}" "${extras[@]}"; do
         b="$budget"
         [[ " ${extras[*]} " == *" $p "* ]] && b="$extra_budget"
-        dir="$out/search/$(slug "$p")"
-        rm -rf "$dir"
-        mkdir -p "$dir"
-        cmd=("$evotune" --cache-dir "$dir/cache" search --problem "$p" --db "$out/decode.db" --devices 0
-             --budget "$b" --evo offspring=16 --lookahead 3 --history 0 --summary-json "$dir/summary.json")
-        { echo "\$ ${cmd[*]}"; timeout 300 "${cmd[@]}"; echo "exit code $?"; } >"$dir/search.txt" 2>&1 || status=1
-        rm -rf "$dir/cache"
-        echo "$p: $(grep -E '^run [0-9]+:' "$dir/search.txt" | head -1)"
-        grep -E '^winner:' "$dir/search.txt"
+        search_problem "$p" "$b" "$out/decode.db" 300 || status=1
       done
       checkpoint_db "$out/decode.db" ;;
     bench)
       # Default and winner, interleaved over 3 rounds; bench picks the default itself when given no --config.
-      rm -f "$out/bench.jsonl"
-      for round in $(seq 1 "${BENCH_ROUNDS:-3}"); do
-        for p in "${problems[@]}" "${extras[@]}"; do
-          summary="$out/search/$(slug "$p")/summary.json"
-          winner=$("$python" -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s.get("confirmed_best_config") or s.get("best_config") or "")' "$summary" 2>/dev/null)
-          for which in default best; do
-            args=(--problem "$p" --no-baseline --reps 50)
-            if [[ $which == best ]]; then
-              [[ -n "$winner" ]] || continue
-              args+=(--config "$winner")
-            fi
-            bench_record "$out/bench.jsonl" which="$which" round="$round" -- "${args[@]}" \
-              2>>"$out/bench_stderr.txt" || status=1
-          done
-        done
-      done
-      wc -l "$out/bench.jsonl" ;;
+      bench_default_and_winner "$out/bench.jsonl" "${BENCH_ROUNDS:-3}" 50 "${problems[@]}" "${extras[@]}" || status=1 ;;
     sdpa)
-      args=()
-      for p in "${problems[@]}" "${extras[@]}"; do args+=(--problem "$p"); done
-      "$python" scripts/compare_sdpa.py "${args[@]}" --backends flash,cudnn --csv "$out/sdpa.csv" \
-        --markdown "$out/sdpa.md" >"$out/sdpa.txt" 2>&1 || status=1
-      tail -n 25 "$out/sdpa.txt" ;;
+      sdpa_step 25 "${problems[@]}" "${extras[@]}" || status=1 ;;
     summary)
       "$python" scripts/decode_summary.py "$out" "${#problems[@]}" >"$out/summary.json" 2>"$out/summary.txt" || status=1
       cat "$out/summary.txt" ;;

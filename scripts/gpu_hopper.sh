@@ -30,8 +30,6 @@ read -ra problems <<<"${HOPPER_PROBLEMS:-b=4,hq=16,hkv=16,sq=4096,skv=4096,d=128
 w="mma=wgmma,overlap=on"
 IFS=';' read -ra configs <<<"${HOPPER_CONFIGS:-default;$w,block_m=128,block_n=128,stages=2,pingpong=on,producer_regs=24;$w,block_m=128,block_n=176,stages=2,pingpong=on,producer_regs=24;$w,block_m=128,block_n=128,stages=3,pingpong=on,producer_regs=24;$w,block_m=192,block_n=128,stages=2,pingpong=on,producer_regs=32;$w,block_m=64,block_n=128,stages=3}"
 
-slug() { echo "$1" | tr ',=' '_-'; }
-
 # A kernel that deadlocks must not take the call with it.
 bench_with_time_limit() { timeout 120 "$build/cli/evotune" "$@"; }
 
@@ -69,48 +67,21 @@ for line in open(sys.argv[1]):
     print(r["round"], r["problem"][:44].ljust(44), f"{us or 0:9.1f} us", tf, "TFLOP/s",
           "ok " if r.get("check", {}).get("passed") else "BAD", r["which"][:96])' "$out/probe.jsonl" 2>&1 | tail -40 ;;
     search)
-      # A search per problem, fresh cubin cache each, budget $HOPPER_BUDGET (default 32). Its first generation
-      # starts from the problem-aware default.
+      # A search per problem, budget $HOPPER_BUDGET (default 32); its first generation starts from the
+      # problem-aware default.
       for p in "${problems[@]}"; do
-        dir="$out/search/$(slug "$p")"
-        rm -rf "$dir"
-        mkdir -p "$dir"
-        cmd=("$evotune" --cache-dir "$dir/cache" search --problem "$p" --db "$out/hopper.db" --devices 0
-             --budget "${HOPPER_BUDGET:-32}" --evo offspring=16 --lookahead 3 --history 0
-             --summary-json "$dir/summary.json")
-        { echo "\$ ${cmd[*]}"; timeout "${SEARCH_TIMEOUT:-150}" "${cmd[@]}"; echo "exit code $?"; } >"$dir/search.txt" 2>&1 || status=1
-        rm -rf "$dir/cache"
-        echo "$p: $(grep -E '^winner:' "$dir/search.txt" | head -1)"
+        search_problem "$p" "${HOPPER_BUDGET:-32}" "$out/hopper.db" "${SEARCH_TIMEOUT:-150}" || status=1
       done
       checkpoint_db "$out/hopper.db" ;;
     bench)
       # The problem-aware default and the search's winner, interleaved in $BENCH_ROUNDS rounds (default 2).
-      rm -f "$out/bench.jsonl"
-      for round in $(seq 1 "${BENCH_ROUNDS:-2}"); do
-        for p in "${problems[@]}"; do
-          summary="$out/search/$(slug "$p")/summary.json"
-          winner=$("$python" -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s.get("confirmed_best_config") or s.get("best_config") or "")' "$summary" 2>/dev/null)
-          for which in default best; do
-            args=(--problem "$p" --no-baseline --reps 30)
-            if [[ $which == best ]]; then
-              [[ -n "$winner" ]] || continue
-              args+=(--config "$winner")
-            fi
-            evotune=bench_with_time_limit bench_record "$out/bench.jsonl" which="$which" round="$round" -- "${args[@]}" \
-              2>>"$out/bench_stderr.txt" || status=1
-          done
-        done
-      done
-      wc -l "$out/bench.jsonl" ;;
+      evotune=bench_with_time_limit bench_default_and_winner "$out/bench.jsonl" "${BENCH_ROUNDS:-2}" 30 \
+        "${problems[@]}" || status=1 ;;
     summary)
       "$python" scripts/hopper_summary.py "$out" >"$out/summary.json" 2>"$out/summary.txt" || status=1
       cat "$out/summary.txt" ;;
     sdpa)
-      args=()
-      for p in "${problems[@]}"; do args+=(--problem "$p"); done
-      "$python" scripts/compare_sdpa.py "${args[@]}" --backends flash,cudnn --csv "$out/sdpa.csv" \
-        --markdown "$out/sdpa.md" >"$out/sdpa.txt" 2>&1 || status=1
-      tail -n 12 "$out/sdpa.txt" ;;
+      sdpa_step 12 "${problems[@]}" || status=1 ;;
     sanitize)
       # The problem-aware default (on the H100: wgmma, 64-row tiles for this small grid) unless
       # $SANITIZE_CONFIG names one.

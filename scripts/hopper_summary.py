@@ -13,11 +13,11 @@ them. Times: the median over rounds of each bench's median (each bench: 30 L2-fl
 count 4 b hq sq skv d, causal as the visible fraction. Targets (the issue's): best >= 1.0x cuDNN on
 every row (aim 1.05x), >= 650 TFLOP/s on b4 hq16 s4096 d128 fp16, compile median <= 3 s.
 """
-import csv
 import json
-import statistics
 import sys
 from pathlib import Path
+
+from bench_records import median_of, read_bench, read_sdpa
 
 
 def flops(problem: str) -> float:
@@ -36,32 +36,15 @@ def slug(problem: str) -> str:
 
 def main() -> int:
     out = Path(sys.argv[1])
-    bench: dict[tuple[str, str], list[dict]] = {}
-    order: list[str] = []
-    for line in (out / "bench.jsonl").read_text().splitlines():
-        r = json.loads(line)
-        bench.setdefault((r["problem"], r["which"]), []).append(r)
-        if r["problem"] not in order:
-            order.append(r["problem"])
-    sdpa: dict[tuple[str, str], float] = {}
-    with open(out / "sdpa.csv") as f:
-        for r in csv.DictReader(f):
-            if r["status"] == "ok":
-                sdpa[(r["problem"], r["backend"])] = float(r["median_us"])
-
-    def median_of(problem: str, which: str):
-        runs = [r for r in bench.get((problem, which), []) if r.get("kernel") and r["check"]["passed"]]
-        if not runs:
-            return None, None, None
-        return (statistics.median(r["kernel"]["median_us"] for r in runs), runs[0]["config"],
-                [round(r["kernel"]["median_us"], 2) for r in runs])
+    bench, order = read_bench(out)
+    sdpa = read_sdpa(out)
 
     rows, ok_all = [], True
     print(f"{'problem':<58} {'default':>9} {'best':>9} {'TFLOP/s':>8} {'flash':>9} {'cudnn':>9} {'x cuDNN':>8} "
           f"{'compile':>8}", file=sys.stderr)
     for problem in order:
-        default_us, default_config, default_rounds = median_of(problem, "default")
-        best_us, best_config, best_rounds = median_of(problem, "best")
+        default_us, default_config, default_rounds = median_of(bench, problem, "default")
+        best_us, best_config, best_rounds = median_of(bench, problem, "best")
         # The search's winner is confirmed beside the default; the faster of the two is the best config.
         if default_us is not None and (best_us is None or default_us < best_us):
             best_us, best_config, best_rounds = default_us, default_config, default_rounds

@@ -57,6 +57,47 @@ void expect_same_verdict(const harness::AttentionCheck& gpu, const harness::Atte
   EXPECT_NEAR(gpu.rel_l2_error, host.rel_l2_error, 1e-9 + 1e-9 * host.rel_l2_error) << what;  // sums: order differs
 }
 
+// A problem and a config (text, as bench takes it) to run against the reference.
+struct CheckedCase {
+  std::string problem, config;
+};
+
+// Compiles every case (in parallel; each must be valid by the rules), then runs each on its own workspace
+// (seed seed_base + its index) twice, the second launch reusing the split workspace, and checks O and the
+// LSE against the reference each time. None may spill, and a config that splits must run split.
+void expect_cases_match_reference(GpuFixture& f, const std::vector<CheckedCase>& cases, std::uint64_t seed_base) {
+  const DeviceLimits limits = DeviceLimits::from(f.props);
+  runtime::CompilePool pool(f.compiler);
+  std::vector<std::future<runtime::CompileResult>> compiled;
+  for (const CheckedCase& c : cases) {
+    const Problem p = Problem::parse(c.problem);
+    const Config config = attention::parse_config(c.config);
+    ASSERT_EQ(attention::invalid_reason(config, p, limits), std::nullopt) << c.config << " " << c.problem;
+    compiled.push_back(pool.submit(attention::compile_request(config, p, f.target)));
+  }
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const CheckedCase& c = cases[i];
+    const Problem p = Problem::parse(c.problem);
+    const Config config = attention::parse_config(c.config);
+    const runtime::CompileResult result = compiled[i].get();
+    EXPECT_EQ(attention::rejected_resources(result.resources_of(attention::name_expression(config, p))),
+              std::nullopt)
+        << c.config;
+    harness::AttentionWorkspace ws(p, f.compiler, f.target, seed_base + i, f.stream);
+    harness::AttentionKernel kernel(result, config, p, limits);
+    if (config.at("splits") != 1) {
+      EXPECT_GT(kernel.plan().splits, 1) << c.problem << " | " << c.config << ": no split ran";
+    }
+    for (int launch = 0; launch < 2; ++launch) {
+      ws.poison_outputs(f.stream);
+      kernel.launch(ws.params(true), f.stream);
+      const harness::AttentionCheck check = ws.check(f.stream, true);
+      EXPECT_TRUE(check.passed) << c.problem << " | " << c.config << " (launch " << launch << "): " << check.reason;
+      EXPECT_LT(check.lse_max_error, 1e-3) << c.problem << " | " << c.config << " (launch " << launch << ")";
+    }
+  }
+}
+
 }  // namespace
 
 TEST(GpuAttention, ReferenceMatchesCpuFp64) {
@@ -243,11 +284,7 @@ TEST(GpuAttention, GpuCheckAndHostCheckAgreeOnPlantedFailures) {
 TEST(GpuAttention, SplitKvAndPackedGqaMatchTheReference) {
   EVOTUNE_REQUIRE_GPU();
   GpuFixture f;
-  const DeviceLimits limits = DeviceLimits::from(f.props);
-  struct Case {
-    std::string problem, config;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<CheckedCase> cases = {
       // decode, GQA 32:8: auto (the plan splits 8 CTAs), fixed counts, packed and not
       {"b=2,hq=32,hkv=8,sq=1,skv=1000,d=128,causal=0,dtype=fp16",
        "block_m=16,warps=1,block_n=64,stages=3,pack_gqa=on,splits=auto"},
@@ -300,37 +337,7 @@ TEST(GpuAttention, SplitKvAndPackedGqaMatchTheReference) {
       {"b=1,hq=8,hkv=2,sq=5,skv=300,d=64,causal=1,dtype=fp16",
        "mma=scalar,block_m=32,block_n=32,warps=4,stages=2,pack_gqa=on,splits=3"},
   };
-  runtime::CompilePool pool(f.compiler);
-  std::vector<std::future<runtime::CompileResult>> compiled;
-  for (const Case& c : cases) {
-    const Problem p = Problem::parse(c.problem);
-    const Config config = attention::parse_config(c.config);
-    ASSERT_EQ(attention::invalid_reason(config, p, limits), std::nullopt) << c.config << " " << c.problem;
-    compiled.push_back(pool.submit(attention::compile_request(config, p, f.target)));
-  }
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
-    const Problem p = Problem::parse(c.problem);
-    const Config config = attention::parse_config(c.config);
-    const runtime::CompileResult result = compiled[i].get();
-    EXPECT_EQ(attention::rejected_resources(result.resources_of(attention::name_expression(config, p))),
-              std::nullopt)
-        << c.config;
-    harness::AttentionWorkspace ws(p, f.compiler, f.target, 17 + i, f.stream);
-    harness::AttentionKernel kernel(result, config, p, limits);
-    if (config.at("splits") != 1) {
-      EXPECT_GT(kernel.plan().splits, 1) << c.problem << " | " << c.config << ": no split ran";
-    }
-    ws.poison_outputs(f.stream);
-    kernel.launch(ws.params(true), f.stream);
-    const harness::AttentionCheck check = ws.check(f.stream, true);
-    EXPECT_TRUE(check.passed) << c.problem << " | " << c.config << ": " << check.reason;
-    EXPECT_LT(check.lse_max_error, 1e-3) << c.problem << " | " << c.config;
-    // Launched twice: the second launch reuses the workspace and must give the same answer.
-    ws.poison_outputs(f.stream);
-    kernel.launch(ws.params(true), f.stream);
-    EXPECT_TRUE(ws.check(f.stream, true).passed) << c.problem << " | " << c.config << " (second launch)";
-  }
+  expect_cases_match_reference(f, cases, 17);
 }
 
 // The launcher library with split-KV: its fallback (the problem-aware default) on a decode shape, and an
@@ -393,11 +400,8 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
   GpuFixture f;
   const DeviceLimits limits = DeviceLimits::from(f.props);
   if (limits.compute_capability != 90) GTEST_SKIP() << "mma=wgmma needs an sm_90 GPU (this is " << f.props.name << ")";
-  struct Case {
-    std::string problem, config;
-  };
   const std::string two = "mma=wgmma,block_m=128,warps=12,";
-  const std::vector<Case> cases = {
+  const std::vector<CheckedCase> cases = {
       {"b=2,hq=4,sq=333,skv=333,d=128,causal=0,dtype=fp16",
        two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24"},
       {"b=2,hq=4,sq=333,skv=333,d=128,causal=1,dtype=bf16",
@@ -424,35 +428,7 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
       {"b=1,hq=16,hkv=2,sq=300,skv=4001,d=128,causal=1,dtype=bf16",
        two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24,splits=3"},
   };
-  runtime::CompilePool pool(f.compiler);
-  std::vector<std::future<runtime::CompileResult>> compiled;
-  for (const Case& c : cases) {
-    const Problem p = Problem::parse(c.problem);
-    const Config config = attention::parse_config(c.config);
-    ASSERT_EQ(attention::invalid_reason(config, p, limits), std::nullopt) << c.config << " " << c.problem;
-    compiled.push_back(pool.submit(attention::compile_request(config, p, f.target)));
-  }
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
-    const Problem p = Problem::parse(c.problem);
-    const Config config = attention::parse_config(c.config);
-    const runtime::CompileResult result = compiled[i].get();
-    EXPECT_EQ(attention::rejected_resources(result.resources_of(attention::name_expression(config, p))),
-              std::nullopt)
-        << c.config;
-    harness::AttentionWorkspace ws(p, f.compiler, f.target, 31 + i, f.stream);
-    harness::AttentionKernel kernel(result, config, p, limits);
-    if (config.at("splits") != 1) {
-      EXPECT_GT(kernel.plan().splits, 1) << c.problem << " | " << c.config << ": no split ran";
-    }
-    for (int launch = 0; launch < 2; ++launch) {  // the second reuses the workspace
-      ws.poison_outputs(f.stream);
-      kernel.launch(ws.params(true), f.stream);
-      const harness::AttentionCheck check = ws.check(f.stream, true);
-      EXPECT_TRUE(check.passed) << c.problem << " | " << c.config << " (launch " << launch << "): " << check.reason;
-      EXPECT_LT(check.lse_max_error, 1e-3) << c.problem << " | " << c.config;
-    }
-  }
+  expect_cases_match_reference(f, cases, 31);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's
   // buffers.
   const Problem p = Problem::parse("b=1,hq=8,hkv=2,sq=200,skv=700,d=128,causal=1,dtype=bf16");

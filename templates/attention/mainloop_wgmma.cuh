@@ -323,20 +323,17 @@ struct WgmmaMainloop {
     unsigned char* tile = reinterpret_cast<unsigned char*>(q);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      float sum = row_sum[h];
-      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
+      const RowTotal total = row_total(row_sum[h]);
       const int row = local_row + h * 8;
 #pragma unroll
       for (int dt = 0; dt < kDTiles; ++dt) {
         const int offset = (dt / 8) * kBlockM * 128 + row * 128 + (((dt % 8) ^ (row % 8)) << 4) + (lane & 3) * 4;
         *reinterpret_cast<typename Element<T>::Pair*>(tile + offset) =
-            Element<T>::pack(o[dt][2 * h] * inverse, o[dt][2 * h + 1] * inverse);
+            Element<T>::pack(o[dt][2 * h] * total.inverse, o[dt][2 * h + 1] * total.inverse);
       }
       const long long out_row = w.output_row(row, p.hq, p.sq);
       if (out_row >= 0 && (lane & 3) == 0)
-        store_lse(w, p, out_row, finish_lse(row_max[h] * p.softmax_scale * kLog2e, sum));
+        store_lse(w, p, out_row, row_lse(row_max[h], total.sum, p));
     }
     sm90::named_barrier_sync(9 + consumer, 128);  // the warpgroup's rows are in shared memory
     constexpr int kRowChunks = D / 8;             // 16-byte chunks per row

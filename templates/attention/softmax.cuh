@@ -106,6 +106,21 @@ __device__ __forceinline__ void probabilities_as_a(unsigned (&a)[4], const float
   a[3] = pair_bits(Element<T>::pack(s[2 * kc + 1][2], s[2 * kc + 1][3]));
 }
 
+// The end of a row: its softmax sum, reduced over the row's quad of lanes, and what normalizes it (0 for a
+// row that saw no key); the LSE it writes comes from the same sum and the running max (finish_lse).
+struct RowTotal {
+  float sum, inverse;
+};
+__device__ __forceinline__ RowTotal row_total(float partial_sum) {
+  float sum = partial_sum;
+  sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+  sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+  return RowTotal{sum, sum > 0.0f ? 1.0f / sum : 0.0f};
+}
+__device__ __forceinline__ float row_lse(float row_max, float sum, const AttentionParams& p) {
+  return finish_lse(row_max * p.softmax_scale * kLog2e, sum);
+}
+
 // The epilogue of the thread's two rows: sums reduced over the quad, rows normalized and written through
 // common.cuh (to O, or to the split workspace when the tile is one chunk of a split), with their LSE.
 template <typename T, int D, class Tile>
@@ -114,18 +129,15 @@ __device__ __forceinline__ void store_rows(const Tile& w, const AttentionParams&
                                            int lane) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    float sum = row_sum[h];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
+    const RowTotal total = row_total(row_sum[h]);
     const long long row = w.output_row(local_row + h * 8, p.hq, p.sq);
     if (row >= 0) {
 #pragma unroll
       for (int dt = 0; dt < D / 8; ++dt) {
-        store_output_pair<T, D>(w, p, row, dt * 8 + (lane & 3) * 2, o[dt][2 * h] * inverse,
-                                o[dt][2 * h + 1] * inverse);
+        store_output_pair<T, D>(w, p, row, dt * 8 + (lane & 3) * 2, o[dt][2 * h] * total.inverse,
+                                o[dt][2 * h + 1] * total.inverse);
       }
-      if ((lane & 3) == 0) store_lse(w, p, row, finish_lse(row_max[h] * p.softmax_scale * kLog2e, sum));
+      if ((lane & 3) == 0) store_lse(w, p, row, row_lse(row_max[h], total.sum, p));
     }
   }
 }
