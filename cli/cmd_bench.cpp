@@ -10,6 +10,7 @@
 #include "harness/attention_kernel.h"
 #include "harness/attention_workspace.h"
 #include "harness/cublas_baseline.h"
+#include "harness/library_baseline.h"
 #include "harness/timer.h"
 #include "runtime/device_properties.h"
 #include "templates/attention/attention_family.h"
@@ -59,7 +60,20 @@ struct BenchOptions {
   bool json = false;
   std::string json_out;  // also append the JSON record to this file
   bool baseline = true;
+  std::string library_baseline = "auto";
+  int library_reps = 30;
 };
+
+nlohmann::json to_json(const evidence::BaselineRecord& b) {
+  nlohmann::json j = {{"name", b.name}, {"detail", nlohmann::json::parse(b.detail_json, nullptr, false)}};
+  if (b.median_us) j["median_us"] = *b.median_us;
+  if (b.p10_us) j["p10_us"] = *b.p10_us;
+  if (b.p90_us) j["p90_us"] = *b.p90_us;
+  if (b.tflops) j["tflops"] = *b.tflops;
+  if (b.gbps) j["gbps"] = *b.gbps;
+  if (b.max_abs_error) j["max_abs_error"] = *b.max_abs_error;
+  return j;
+}
 
 // The bench runs only what a search would run: a config rejected by the prepare stage (rules, compile,
 // spills) is an error, with the stage's reason.
@@ -153,6 +167,17 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
     baseline_time = measure(problem, timer.time([&](const runtime::Stream& s) { baseline.run(s); }, stream, timing));
     peaks = harness::measure_peaks(workspace, *cublas, timer, stream);
   }
+  // The strongest library kernel on this device, in the same run: PyTorch SDPA (flash and cuDNN backends).
+  harness::LibraryBaselines library;
+  if (opt.baseline && opt.library_baseline == "auto") {
+    if (!opt.json) fmt::print(stderr, "bench: timing PyTorch SDPA (flash, cuDNN) beside it (--library-baseline off skips)\n");
+    harness::LibraryBaselineOptions library_options;
+    library_options.device = opt.device;
+    library_options.reps = opt.library_reps;
+    library = harness::measure_library_baselines(problem, library_options);
+    if (!library.unavailable.empty()) fmt::print(stderr, "bench: no library baseline: {}\n", library.unavailable);
+  }
+  const evidence::BaselineRecord* strongest = evidence::strongest_library_baseline(library.records);
 
   const runtime::ResourceUsage& usage = prepared.resources;
   {
@@ -180,6 +205,15 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
       out["baseline"]["name"] = "cublas_unfused";
       out["baseline"]["check"] = to_json(baseline_check);
       out["peaks"] = {{"gemm_tflops", peaks.gemm_tflops}, {"copy_gbps", peaks.copy_gbps}};
+    }
+    if (opt.baseline && opt.library_baseline == "auto") {
+      out["library_baselines"] = nlohmann::json::array();
+      for (const evidence::BaselineRecord& b : library.records) out["library_baselines"].push_back(to_json(b));
+      if (!library.unavailable.empty()) out["library_unavailable"] = library.unavailable;
+      if (strongest && kernel_time) {
+        out["strongest_library"] = strongest->name;
+        out["speedup_vs_strongest_library"] = *strongest->median_us / kernel_time->timing.median_us;
+      }
     }
     if (opt.json) fmt::print("{}\n", out.dump());
     if (!opt.json_out.empty()) {
@@ -222,10 +256,29 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
       row("cuBLAS unfused", *baseline_time);
       fmt::print("  (baseline check: {}, max abs error {:.3g})\n", baseline_check.passed ? "pass" : "FAIL",
                  baseline_check.max_abs_error);
-      if (kernel_time) {
-        fmt::print("\n  speedup over the unfused baseline: {:.2f}x\n",
-                   baseline_time->timing.median_us / kernel_time->timing.median_us);
+    }
+    for (const evidence::BaselineRecord& b : library.records) {
+      const std::string name = b.name == "sdpa_cudnn" ? "SDPA cuDNN" : b.name == "sdpa_flash" ? "SDPA flash" : b.name;
+      if (b.median_us) {
+        fmt::print("  {:<22} {:>10.2f} {:>10} {:>10.2f} {:>10.2f} {:>6} {:>9.1f} {:>9.0f} {:>6.1f}% {:>6.1f}%\n", name,
+                   *b.median_us, "", b.p10_us.value_or(0), b.p90_us.value_or(0), "", b.tflops.value_or(0),
+                   b.gbps.value_or(0), peaks.gemm_tflops > 0 ? 100 * b.tflops.value_or(0) / peaks.gemm_tflops : 0.0,
+                   peaks.copy_gbps > 0 ? 100 * b.gbps.value_or(0) / peaks.copy_gbps : 0.0);
+      } else {
+        const nlohmann::json detail = nlohmann::json::parse(b.detail_json, nullptr, false);
+        fmt::print("  {:<22} {}\n", name,
+                   detail.is_object() ? detail.value("status", "") + " " + detail.value("reason", "") : "no time");
       }
+    }
+    if (kernel_time && strongest) {
+      fmt::print("\n  speedup over the strongest library kernel ({}): {:.3f}x\n", strongest->name,
+                 *strongest->median_us / kernel_time->timing.median_us);
+    } else if (kernel_time && opt.baseline && opt.library_baseline == "auto") {
+      fmt::print("\n  no library kernel was timed: {}\n", library.unavailable);
+    }
+    if (kernel_time && baseline_time) {
+      fmt::print("  speedup over the unfused cuBLAS baseline: {:.2f}x\n",
+                 baseline_time->timing.median_us / kernel_time->timing.median_us);
     }
     if (clock_view.contains("unavailable")) {
       fmt::print("  clock64: unavailable ({})\n", clock_view["unavailable"].get<std::string>());
@@ -242,7 +295,7 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
 }  // namespace
 
 void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
-  auto* cmd = app.add_subcommand("bench", "Compile, check and time one attention config beside the cuBLAS baseline");
+  auto* cmd = app.add_subcommand("bench", "Compile, check and time one attention config beside PyTorch SDPA and the cuBLAS baseline");
   auto opt = std::make_shared<BenchOptions>();
   cmd->add_option("--problem", opt->problem, "e.g. b=4,hq=32,hkv=8,sq=4096,skv=4096,d=128,causal=1,dtype=bf16")
       ->required();
@@ -267,7 +320,17 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--seed", opt->seed, "input seed");
   cmd->add_flag("--json", opt->json, "print one JSON object (the format compare_sdpa.py reads)");
   cmd->add_option("--json-out", opt->json_out, "also append that JSON object, as one line, to this file");
-  cmd->add_flag("!--no-baseline", opt->baseline, "skip the cuBLAS baseline and the peak measurements");
+  cmd->add_flag("!--no-baseline", opt->baseline,
+                "skip every baseline: the unfused cuBLAS one, the peak measurements and PyTorch SDPA");
+  cmd->add_option("--library-baseline", opt->library_baseline,
+                  "auto: also time PyTorch SDPA's flash and cuDNN backends on the same problem and device "
+                  "(scripts/compare_sdpa.py through python3 with torch; found in the checkout or "
+                  "$EVOTUNE_SDPA_SCRIPT), and report the speedup over the faster; off: do not")
+      ->check(CLI::IsMember({"auto", "off"}))
+      ->capture_default_str();
+  cmd->add_option("--library-reps", opt->library_reps, "timed samples per SDPA backend")
+      ->check(CLI::Range(3, 100000))
+      ->capture_default_str();
   cmd->callback([opt, &globals] { run_bench(*opt, globals); });
 }
 

@@ -18,6 +18,7 @@
 
 #include "cli/cli_common.h"
 #include "evidence/store.h"
+#include "harness/library_baseline.h"
 #include "harness/timer.h"
 #include "runtime/compile_processes.h"
 #include "runtime/device_properties.h"
@@ -54,6 +55,7 @@ struct Options {
   std::string space = "default";
   double compile_timeout = 30;
   std::string summary_json;
+  std::string library_baseline = "auto";
 };
 
 void print_progress(const search::Progress& p, bool terminal) {
@@ -290,7 +292,10 @@ std::string best_text(const search::SearchSummary& s) {
 
 // The reference points export and report compare the winner with, measured once per run by the first
 // worker (its device, its inputs) after the search; a resumed run that has them already keeps them.
-void record_baselines(evidence::Store& store, std::int64_t run_id, search::WorkerPool& pool) {
+// Then the strongest library kernel, PyTorch SDPA (flash and cuDNN backends), on the first worker's device
+// while the workers are idle, unless --library-baseline off.
+void record_baselines(evidence::Store& store, std::int64_t run_id, search::WorkerPool& pool,
+                      const attention::Problem& problem, int device, bool library) {
   if (!store.baselines(run_id).empty()) return;
   fmt::print(stderr, "search: measuring the baselines (unfused cuBLAS attention, GEMM and copy peaks)\n");
   std::optional<std::string> reply = pool.ask(0, search::to_line(search::WorkerRequest{search::BaselinesRequest{}}));
@@ -313,6 +318,21 @@ void record_baselines(evidence::Store& store, std::int64_t run_id, search::Worke
     } else {
       fmt::print(stderr, "search: {}: {:.0f} {}\n", record.name, record.tflops ? *record.tflops : record.gbps.value_or(0),
                  record.tflops ? "TFLOP/s" : "GB/s");
+    }
+  }
+  if (!library) return;
+  fmt::print(stderr, "search: timing PyTorch SDPA (flash, cuDNN) on device {} (--library-baseline off skips)\n", device);
+  harness::LibraryBaselineOptions options;
+  options.device = device;
+  const harness::LibraryBaselines sdpa = harness::measure_library_baselines(problem, options);
+  if (!sdpa.unavailable.empty()) fmt::print(stderr, "search: no library baseline: {}\n", sdpa.unavailable);
+  for (const evidence::BaselineRecord& record : sdpa.records) {
+    store.record_baseline(run_id, record);
+    if (record.median_us) {
+      fmt::print(stderr, "search: baseline {}: {:.1f} us ({:.1f} TFLOP/s)\n", record.name, *record.median_us,
+                 record.tflops.value_or(0));
+    } else {
+      fmt::print(stderr, "search: baseline {}: no time ({})\n", record.name, record.detail_json);
     }
   }
 }
@@ -469,7 +489,7 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   // A run stopped by the clock goes on later: its winner is confirmed when it finishes.
   const std::vector<Confirmed> confirmed =
       s.stop_reason == "time" ? std::vector<Confirmed>{} : confirm_top(store, run_id, pool, ahead);
-  record_baselines(store, run_id, pool);
+  record_baselines(store, run_id, pool, problem, ordinals.at(0), opt.library_baseline == "auto");
   // Where the time went: per worker (GPU), busy + waiting for compiles + other idle + start-up and pipe
   // latency (in flight but not busy) add up to the search's wall time.
   const search::WorkerTimeline& t = pool.timeline();
@@ -634,6 +654,12 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
                   "batches proposed ahead of their results, so the next batch compiles while this one is timed (1: "
                   "every batch sees every earlier result; kept for --resume)")
       ->check(CLI::Range(1, 8));
+  cmd->add_option("--library-baseline", opt->library_baseline,
+                  "auto: after the search, time PyTorch SDPA's flash and cuDNN backends on the same problem and "
+                  "device (scripts/compare_sdpa.py through python3 with torch) and record them as the run's "
+                  "baselines sdpa_flash and sdpa_cudnn, which export and report compare the winner with; off: do not")
+      ->check(CLI::IsMember({"auto", "off"}))
+      ->capture_default_str();
   cmd->add_option("--strategy", opt->strategy, "evo, random or exhaustive");
   cmd->add_option("--evo", opt->evo,
                   "evo options over the defaults, e.g. offspring=12 (see README: choosing the evo defaults)");

@@ -140,6 +140,7 @@ std::string render_tuned_header(const TunedHeaderInput& in) {
   double median_us, p10_us, p90_us;  // measured by the search
   double tflops;
   double baseline_us;  // unfused cuBLAS attention measured in the same run; 0 when none was
+  double library_us;   // the fastest PyTorch SDPA backend measured in the same run; 0 when none was
   long long run_id;    // in the evidence database the header was exported from
   int trial;           // the trial's seq in that run
   bool reverified;     // checked again on this GPU model, new inputs and a tail shape, at export
@@ -179,16 +180,19 @@ std::string render_tuned_header(const TunedHeaderInput& in) {
         value = std::to_string(named->second.first);
       tunables += numeric ? value : literal(value);
     }
-    double baseline = 0;
+    double baseline = 0, library = 0;
     for (const TunedBaseline& b : e.baselines) {
       if (b.name == "cublas_unfused") baseline = b.median_us;
+      if (b.name.rfind("sdpa_", 0) == 0 && b.median_us > 0 && (library == 0 || b.median_us < library))
+        library = b.median_us;
     }
     out += fmt::format(
         "inline constexpr TunedAttention kEntry{} = {{\n    {}, {},\n    {{{}, {}, {}, {}, {}, {}, {}, {}}},\n    {},\n"
-        "    {{{}}},\n    {}, {}, {}, {}, {}, {}, {}, {}}};\n\n",
+        "    {{{}}},\n    {}, {}, {}, {}, {}, {}, {}, {}, {}}};\n\n",
         i, literal(e.device), e.sm, e.b, e.hq, e.hkv, e.sq, e.skv, e.d, e.causal ? "true" : "false",
         e.bf16 ? "true" : "false", literal(e.config_text), tunables, number(e.median_us), number(e.p10_us),
-        number(e.p90_us), number(e.tflops), number(baseline), e.run_id, e.trial_seq, e.reverified ? "true" : "false");
+        number(e.p90_us), number(e.tflops), number(baseline), number(library), e.run_id, e.trial_seq,
+        e.reverified ? "true" : "false");
   }
   out += "inline constexpr TunedAttention kEntries[] = {";
   for (std::size_t i = 0; i < in.entries.size(); ++i) out += fmt::format("{}kEntry{}", i ? ", " : "", i);

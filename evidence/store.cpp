@@ -622,4 +622,13 @@ std::vector<EvoLogRow> Store::evo_log(std::optional<std::int64_t> run_id) const 
   return out;
 }
 
+const BaselineRecord* strongest_library_baseline(const std::vector<BaselineRecord>& baselines) {
+  const BaselineRecord* best = nullptr;
+  for (const BaselineRecord& b : baselines) {
+    if (b.name.rfind("sdpa_", 0) != 0 || !b.median_us || *b.median_us <= 0) continue;
+    if (!best || *b.median_us < *best->median_us) best = &b;
+  }
+  return best;
+}
+
 }  // namespace evotune::evidence

@@ -58,15 +58,20 @@ struct TrialRecord {
 };
 
 // A reference point measured in the same run as the trials, on the same device and inputs: the unfused
-// cuBLAS attention ("cublas_unfused", with its time and check), and the device's measured peaks
-// ("peak_gemm": tflops of a large GEMM in the problem's dtype; "peak_copy": gbps of a device copy,
-// read + write).
+// cuBLAS attention ("cublas_unfused", with its time and check), the device's measured peaks ("peak_gemm":
+// tflops of a large GEMM in the problem's dtype; "peak_copy": gbps of a device copy, read + write), and
+// the library kernels a user already has, PyTorch SDPA's backends ("sdpa_flash", "sdpa_cudnn": time and
+// check; harness/library_baseline.h).
 struct BaselineRecord {
   std::string name;
   std::optional<double> median_us, p10_us, p90_us, tflops, gbps, max_abs_error;
   std::string detail_json;  // anything else (e.g. the check's verdict), JSON
   std::string created_at;   // filled when read
 };
+
+// The fastest library kernel among a run's baselines (PyTorch SDPA's backends, named sdpa_*; measured by
+// harness/library_baseline.h) that has a median, or null: what the report's headline compares with.
+const BaselineRecord* strongest_library_baseline(const std::vector<BaselineRecord>& baselines);
 
 // One config of a run re-timed after the search, interleaved with the run's other top configs: in each
 // round every config is timed once, in the same order, so drift of the GPU's state (clocks, temperature)

@@ -16,9 +16,9 @@ AttentionKernel::AttentionKernel(const std::vector<char>& cubin, const std::stri
     plan_.combine->programmatic_dependency = attention::programmatic_combine(*combine_);
   }
   if (plan_.workspace_bytes > 0) {
-    workspace_.emplace(plan_.workspace_bytes, "split-KV workspace");
-    // The tile counters of combine=last_cta start at zero (each launch leaves them there).
-    EVOTUNE_CU(cuMemsetD8(workspace_->get(), 0, plan_.workspace_bytes), "zeroing the split-KV workspace");
+    workspace_.emplace(plan_.workspace_bytes, "attention workspace (split-KV partials, counters)");
+    // The counters (combine=last_cta, scheduler=dynamic) start at zero; each launch leaves them there.
+    EVOTUNE_CU(cuMemsetD8(workspace_->get(), 0, plan_.workspace_bytes), "zeroing the attention workspace");
   }
 }
 
@@ -27,7 +27,7 @@ void AttentionKernel::set_programmatic_combine(bool on) {
 }
 
 void AttentionKernel::launch(AttentionParams params, const runtime::Stream& stream) const {
-  attention::bind_split_workspace(params, plan_, problem_.d, workspace_ ? workspace_->get() : 0);
+  attention::bind_workspace(params, plan_, problem_.d, workspace_ ? workspace_->get() : 0);
   attention::KernelArguments arguments(config_, problem_, params);
   runtime::launch(kernel_, plan_.kernel, stream, arguments.args());
   // The combine kernel takes the plain AttentionParams.

@@ -38,6 +38,10 @@ struct AttentionLauncher::Impl {
   // The split workspace, grown on demand, and where the last zeroed tile counters are (see launch()).
   mutable std::optional<runtime::DeviceBuffer> workspace;
   mutable std::pair<CUdeviceptr, std::size_t> zeroed_counters{0, 0};
+  // The last launch's arguments: a launch of the same shape on the same Q, K and V reuses its TMA
+  // descriptors (attention::KernelArguments::bind) instead of encoding three again on the host.
+  mutable std::optional<attention::KernelArguments> arguments;
+  mutable std::optional<AttentionShape> validated_arguments;  // the shape `arguments` was built for
 };
 
 namespace {
@@ -167,21 +171,27 @@ void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdev
   const attention::LaunchPlan& plan = m.plan;
   if (plan.workspace_bytes > 0 && (!m.workspace || m.workspace->bytes() < plan.workspace_bytes)) {
     m.workspace.reset();  // free the smaller one first: the device may not hold both
-    m.workspace.emplace(plan.workspace_bytes, "split-KV workspace of the attention launcher");
+    m.workspace.emplace(plan.workspace_bytes, "workspace of the attention launcher");
     m.zeroed_counters = {0, 0};
   }
-  attention::bind_split_workspace(params, plan, shape.d, m.workspace ? m.workspace->get() : 0);
-  // combine=last_cta: the tile counters must read zero when the kernel starts. Each launch leaves its
+  attention::bind_workspace(params, plan, shape.d, m.workspace ? m.workspace->get() : 0);
+  // The counters (combine=last_cta, scheduler=dynamic) must read zero when the kernel starts. Each launch leaves its
   // counters at zero, but another shape puts them elsewhere in the workspace (after its partials), over
   // bytes an earlier shape's partials may have left: zero them, in stream order, whenever they move.
-  const std::pair<CUdeviceptr, std::size_t> counters{reinterpret_cast<CUdeviceptr>(params.split_counters),
+  const std::pair<CUdeviceptr, std::size_t> counters{reinterpret_cast<CUdeviceptr>(params.counters),
                                                      plan.counters};
   if (plan.counters > 0 && counters != m.zeroed_counters) {
     EVOTUNE_CU(cuMemsetD8Async(counters.first, 0, plan.counters * sizeof(unsigned), stream),
-               "zeroing the split-KV tile counters");
+               "zeroing the attention counters");
     m.zeroed_counters = counters;
   }
-  attention::KernelArguments arguments(m.config, problem, params);
+  if (m.arguments && m.validated_arguments && same_shape(*m.validated_arguments, shape)) {
+    m.arguments->bind(params);
+  } else {
+    m.arguments.emplace(m.config, problem, params);
+    m.validated_arguments = shape;
+  }
+  attention::KernelArguments& arguments = *m.arguments;
   void* combine_args[] = {&params};  // the combine kernel takes the plain AttentionParams
   auto launch_one = [&](const runtime::Kernel& kernel, const runtime::LaunchGeometry& g, void** args,
                         const char* what) {

@@ -15,8 +15,9 @@
 #   bench        per problem, the problem-aware default and the search's winner, $BENCH_ROUNDS rounds
 #   summary      summary.json: {problem, best_us, tflops, best_config, sdpa_flash_us, sdpa_cudnn_us,
 #                compile_s_median, ...} per problem (scripts/hopper_summary.py)
-#   sanitize     compute-sanitizer memcheck, racecheck and synccheck on a small causal GQA shape with tails,
-#                for $SANITIZE_CONFIG (default: the problem-aware default, wgmma on the H100)
+#   sanitize     compute-sanitizer memcheck, racecheck and synccheck on a small causal GQA shape with tails
+#                ($SANITIZE_PROBLEM overrides it), for $SANITIZE_CONFIG (default: the problem-aware default,
+#                wgmma on the H100)
 # Problems: $HOPPER_PROBLEMS (space-separated) overrides the list below. Outputs go under OUT_DIR/hopper
 # (default $OUT, else gpu-results/); with $OUT set they are packed into $OUT/results.tgz after every step.
 set -uo pipefail
@@ -85,7 +86,7 @@ for line in open(sys.argv[1]):
     sanitize)
       # The problem-aware default (on the H100: wgmma, 64-row tiles for this small grid) unless
       # $SANITIZE_CONFIG names one.
-      problem="b=1,hq=4,hkv=2,sq=137,skv=201,d=64,causal=1,dtype=bf16"
+      problem="${SANITIZE_PROBLEM:-b=1,hq=4,hkv=2,sq=137,skv=201,d=64,causal=1,dtype=bf16}"
       config_args=()
       [[ -n "${SANITIZE_CONFIG:-}" ]] && config_args=(--config "$SANITIZE_CONFIG")
       for tool in memcheck racecheck synccheck; do

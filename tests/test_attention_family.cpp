@@ -5,8 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
 #include <future>
 #include <map>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -72,7 +74,7 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
             "mma=scalar,block_m=64,block_n=128,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8,"
             "q_frags=smem,"
             "min_ctas=1,overlap=off,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off,pingpong=off,"
-            "producer_regs=none");
+            "producer_regs=none,scheduler=grid");
   EXPECT_EQ(parse_config(format(c)), c);
   EXPECT_EQ(Config::from_key(c.key()), c);
   EXPECT_THROW(Config::from_key("block_m=big"), UsageError);
@@ -404,6 +406,42 @@ TEST(AttentionFamily, CertainSpillRuleNeverExcludesAKernelThatCompiledCleanly) {
   RecordProperty("spilling_configs_named", fmt::format("{} of {}", named, spilled));
 }
 
+// The wgmma half of the certain-spill rule against the sweep it was drawn from (scripts/wgmma_spill_sweep.sh:
+// 196 configs compiled for sm_90a): it never leaves out a config that compiled cleanly, and it names most of
+// those that spilled.
+TEST(AttentionWgmma, CertainSpillRuleMatchesTheSweep) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  std::ifstream in(evotune::testing::source_dir() / "tests/data/wgmma_spills_sm90a.txt");
+  ASSERT_TRUE(in) << "tests/data/wgmma_spills_sm90a.txt";
+  std::string line;
+  int clean = 0, spilled = 0, named = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    int d = 0, block_m = 0, block_n = 0, producer_regs = 0, overlap = 0;
+    std::string stored;
+    fields >> d >> block_m >> block_n >> producer_regs >> overlap >> stored;
+    if (stored == "invalid") continue;  // refused by the rules (shared memory): never compiled
+    const Problem p = Problem::parse(fmt::format("b=1,hq=8,sq=2048,d={},causal=1,dtype=bf16", d));
+    const Config c = parse_config(fmt::format("mma=wgmma,block_m={},block_n={},stages=2,producer_regs={},overlap={},"
+                                              "pingpong={}",
+                                              block_m, block_n, producer_regs, overlap ? "on" : "off",
+                                              block_m >= 128 ? "on" : "off"));
+    ASSERT_EQ(invalid_reason(c, p, h100), std::nullopt) << line;
+    const bool excluded = excluded_by_default(c, p, h100).has_value();
+    if (stored == "0") {
+      ++clean;
+      EXPECT_FALSE(excluded) << line << ": compiled without spills, but the rule leaves it out";
+    } else {  // spilled, or "error": ptxas gave up on it (wgmma serialized for want of registers)
+      ++spilled;
+      named += excluded;
+    }
+  }
+  EXPECT_EQ(clean + spilled, 190);
+  EXPECT_GT(spilled, 40);
+  EXPECT_GE(named * 10, spilled * 9) << named << " of " << spilled << " spilling configs named";
+}
+
 // mma=wgmma: a change of block_m or mma carries the tunables it fixes (attention::conform), the rules accept
 // only conformed configs, and a search's sampling reaches wgmma configs.
 TEST(AttentionWgmma, ConformFixesWarpsAndTheCpAsyncTunables) {
@@ -428,9 +466,13 @@ TEST(AttentionWgmma, ConformFixesWarpsAndTheCpAsyncTunables) {
   EXPECT_EQ(parse_config("mma=wgmma,block_m=128,warps=8").at("warps"), 8);
   EXPECT_EQ(parse_config(format(c)), c);
   // The other mainloops do not have wgmma's tunables.
-  Config mma = conform(parse_config("mma=mma_sync,pingpong=on,producer_regs=24"));
+  Config mma = conform(parse_config("mma=mma_sync,pingpong=on,producer_regs=24,scheduler=dynamic"));
   EXPECT_EQ(mma.at("pingpong"), 0);
   EXPECT_EQ(mma.at("producer_regs"), 0);
+  EXPECT_EQ(mma.at("scheduler"), kGridScheduler);
+  Config unconformed = parse_config("mma=mma_sync");
+  unconformed.set("scheduler", kPersistentScheduler);
+  EXPECT_NE(invalid_reason(unconformed, p, h100)->find("scheduler is a wgmma tunable"), std::string::npos);
   // wgmma is sm_90a's: refused for sm_80 and sm_100.
   for (const char* target : {"sm_80", "sm_100"}) {
     EXPECT_NE(invalid_reason(c, p, DeviceLimits::for_target(runtime::Target::parse(target))), std::nullopt) << target;
@@ -445,6 +487,59 @@ TEST(AttentionWgmma, ConformFixesWarpsAndTheCpAsyncTunables) {
   EXPECT_EQ(invalid_reason(conform(parse_config("mma=wgmma,block_m=192,pack_gqa=on")), gqa6, h100), std::nullopt);
   // Shared memory: 192 x 176 keys x 4 stages of d=128 does not fit.
   EXPECT_NE(invalid_reason(conform(parse_config("mma=wgmma,block_m=192,block_n=176,stages=4")), p, h100), std::nullopt);
+}
+
+// The persistent schedulers launch one CTA per SM, never more than there are tiles, and scheduler=dynamic
+// has its tile counter after the split partials in the workspace.
+TEST(AttentionWgmma, PersistentSchedulersLaunchOneCtaPerSmAndDynamicHasItsCounter) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  ASSERT_EQ(h100.sm_count, 132);
+  const Problem big = Problem::parse("b=4,hq=16,sq=4096,d=128");  // 32 query tiles x 64 heads
+  const std::string base = "mma=wgmma,block_m=128,block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24";
+  const LaunchPlan grid = launch_plan(parse_config(base), big, h100);
+  EXPECT_EQ(grid.kernel.grid[0] * grid.kernel.grid[1] * grid.kernel.grid[2], 2048u);
+  EXPECT_EQ(grid.counters, 0u);
+  for (const char* scheduler : {"persistent", "dynamic"}) {
+    const LaunchPlan plan = launch_plan(parse_config(base + ",scheduler=" + scheduler), big, h100);
+    EXPECT_EQ(plan.kernel.grid[0], 132u) << scheduler;
+    EXPECT_EQ(plan.kernel.grid[1] * plan.kernel.grid[2], 1u) << scheduler;
+  }
+  // Fewer tiles than SMs: one CTA each.
+  const Problem small = Problem::parse("b=1,hq=8,sq=300,d=128");  // 3 x 8 tiles
+  EXPECT_EQ(launch_plan(parse_config(base + ",scheduler=persistent"), small, h100).kernel.grid[0], 24u);
+  // dynamic: one counter, unsplit at the workspace's start, split after the partials.
+  const LaunchPlan dynamic = launch_plan(parse_config(base + ",scheduler=dynamic"), big, h100);
+  EXPECT_EQ(dynamic.counters, 1u);
+  EXPECT_EQ(dynamic.workspace_bytes, 4u);
+  AttentionParams params{};
+  params.b = 4, params.hq = 16, params.hkv = 16, params.sq = 4096, params.skv = 4096;
+  bind_workspace(params, dynamic, 128, 0x10000);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(params.counters), 0x10000u);
+  EXPECT_EQ(params.partial_o, nullptr);
+  const LaunchPlan split = launch_plan(parse_config(base + ",splits=3,scheduler=dynamic"), big, h100);
+  EXPECT_EQ(split.workspace_bytes, split_workspace_bytes(big, 3) + 4);
+  bind_workspace(params, split, 128, 0x10000);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(params.counters), 0x10000u + split_workspace_bytes(big, 3));
+}
+
+// The kernel's template argument is one struct with every tunable by name, so the kernel reads each by name
+// and a new tunable needs no positional list kept in step on both sides.
+TEST(AttentionWgmma, TheKernelReadsEveryTunableByNameFromOneStruct) {
+  const Problem p = Problem::parse("b=1,hq=2,sq=64,d=64,causal=1,dtype=bf16");
+  const Config c = parse_config("mma=wgmma,block_m=128,block_n=96,stages=3,overlap=on,scheduler=dynamic");
+  const std::string text = tunables_struct(c, p);
+  EXPECT_NE(text.find("struct AttentionTunables {"), std::string::npos) << text;
+  EXPECT_NE(text.find("using T = __nv_bfloat16;"), std::string::npos) << text;
+  EXPECT_NE(text.find("static constexpr int d = 64;"), std::string::npos) << text;
+  EXPECT_NE(text.find("static constexpr bool causal = true;"), std::string::npos) << text;
+  for (const Parameter& param : parameters()) {
+    EXPECT_NE(text.find(fmt::format("static constexpr int {} = {};", param.name, c.at(param.name))), std::string::npos)
+        << param.name;
+  }
+  EXPECT_EQ(name_expression(c, p), "attention_fwd_wgmma<AttentionTunables>");
+  EXPECT_EQ(name_expression(parse_config("mma=mma_sync"), p), "attention_fwd<AttentionTunables>");
+  const runtime::CompileRequest request = compile_request(c, p, runtime::Target::parse("sm_90a"));
+  EXPECT_NE(request.source.find(text), std::string::npos);
 }
 
 TEST(AttentionWgmma, TheSearchSpaceReachesWgmmaConfigs) {

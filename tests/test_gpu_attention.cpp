@@ -88,6 +88,12 @@ void expect_cases_match_reference(GpuFixture& f, const std::vector<CheckedCase>&
     if (config.at("splits") != 1) {
       EXPECT_GT(kernel.plan().splits, 1) << c.problem << " | " << c.config << ": no split ran";
     }
+    if (config.at("scheduler") != attention::kGridScheduler) {
+      // Some persistent CTAs must walk more than one tile, or the case tests only the first.
+      EXPECT_GT(attention::unsplit_ctas(config, p) * kernel.plan().splits,
+                static_cast<long long>(kernel.plan().kernel.grid[0]))
+          << c.problem << " | " << c.config << ": too few tiles per persistent CTA";
+    }
     for (int launch = 0; launch < 2; ++launch) {
       ws.poison_outputs(f.stream);
       kernel.launch(ws.params(true), f.stream);
@@ -427,6 +433,19 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=on,splits=4"},
       {"b=1,hq=16,hkv=2,sq=300,skv=4001,d=128,causal=1,dtype=bf16",
        two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24,splits=3"},
+      // the persistent schedulers: several tiles per CTA, with causal GQA tails, sq < skv, packed GQA and a
+      // split whose top chunks are empty
+      {"b=2,hq=16,hkv=4,sq=1111,skv=1111,d=128,causal=1,dtype=bf16",
+       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=persistent"},
+      {"b=2,hq=16,sq=1000,skv=1500,d=64,causal=1,dtype=fp16",
+       "mma=wgmma,block_m=192,warps=16,block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,"
+       "scheduler=dynamic"},
+      {"b=4,hq=16,hkv=4,sq=515,skv=2049,d=128,causal=1,dtype=fp16",
+       "mma=wgmma,block_m=64,warps=8,block_n=128,stages=3,overlap=on,splits=3,scheduler=dynamic"},
+      {"b=8,hq=32,hkv=8,sq=77,skv=901,d=64,causal=0,dtype=bf16",
+       two + "block_n=96,stages=2,overlap=on,pack_gqa=on,producer_regs=24,scheduler=persistent"},
+      {"b=3,hq=24,sq=700,skv=700,d=128,causal=0,dtype=fp16",
+       two + "block_n=176,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=dynamic"},
   };
   expect_cases_match_reference(f, cases, 31);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's
@@ -435,11 +454,15 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
   harness::AttentionWorkspace ws(p, f.compiler, f.target, 5, f.stream);
   AttentionLauncherOptions options;
   options.cache_dir = f.cache_dir.path();
-  const AttentionLauncher launcher(two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24", p.d,
-                                   p.causal, p.dtype == attention::DType::bf16, options);
-  ws.poison_outputs(f.stream);
-  launcher.launch(AttentionShape{p.b, p.hq, p.hkv, p.sq, p.skv, p.d, p.causal, true}, ws.q().get(), ws.k().get(),
-                  ws.v().get(), ws.o().get(), f.stream.get(), ws.lse().get());
-  const harness::AttentionCheck check = ws.check(f.stream, true);
-  EXPECT_TRUE(check.passed) << "launcher: " << check.reason;
+  // scheduler=dynamic: the launcher's workspace holds the tile counter, which every launch leaves at zero.
+  const AttentionLauncher launcher(
+      two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=dynamic", p.d, p.causal,
+      p.dtype == attention::DType::bf16, options);
+  for (int launch = 0; launch < 2; ++launch) {
+    ws.poison_outputs(f.stream);
+    launcher.launch(AttentionShape{p.b, p.hq, p.hkv, p.sq, p.skv, p.d, p.causal, true}, ws.q().get(), ws.k().get(),
+                    ws.v().get(), ws.o().get(), f.stream.get(), ws.lse().get());
+    const harness::AttentionCheck check = ws.check(f.stream, true);
+    EXPECT_TRUE(check.passed) << "launcher, launch " << launch << ": " << check.reason;
+  }
 }

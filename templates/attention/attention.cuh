@@ -6,8 +6,7 @@
 // block is the mainloop's, chosen by the `mma` tunable:
 //   kMma = 0  scalar FMA      (mainloop_scalar.cuh)
 //   kMma = 1  mma.sync m16n8k16 tensor cores with ldmatrix (mainloop_mma.cuh)
-// Template arguments are the family's tunables (see attention_family.cpp) plus the problem's dtype,
-// head dim and causality.
+// The kernel's one template argument is the struct of the config's tunables (KernelConfig below).
 #include "attention/combine.cuh"
 #include "attention/common.cuh"
 #include "attention/mainloop_mma.cuh"
@@ -15,30 +14,32 @@
 
 namespace evotune_attention {
 
-template <typename T_, int D_, int kBlockM_, int kBlockN_, int kWarps_, int kStages_, int kBarrier,
-          int kLayout_, int kVecBytes_, int kQFragments, int kOverlap_, int kQkSplit_, int kKvWarps_,
-          int kSplits_, int kCombine_, bool kPack_, bool kCausal_>
+// The kernel's configuration, read by name from `Tunables`: the struct the host generates for each compile
+// (attention_family.cpp's compile_request), one `static constexpr int` per tunable named as in the
+// family's parameters(), plus the problem's element type T, head dim d and causality. A tunable is added
+// in one place on each side: parameters() on the host, and here where the kernel reads it.
+template <class Tunables>
 struct KernelConfig {
-  using T = T_;
-  static constexpr int D = D_;
-  static constexpr int kBlockM = kBlockM_;
-  static constexpr int kBlockN = kBlockN_;
-  static constexpr int kWarps = kWarps_;
-  static constexpr int kThreads = kWarps_ * 32;
-  static constexpr int kStages = kStages_;
-  static constexpr bool kFullBarrier = kBarrier == 0;  // 0 full: a barrier around every shared-memory phase
-  static constexpr int kVecBytes = kVecBytes_;
-  static constexpr bool kCausal = kCausal_;
-  static constexpr int kLayout = kLayout_;
-  static constexpr bool kQInRegisters = kQFragments == 1;  // 0: re-read Q's fragments from shared memory
-  static constexpr bool kOverlap = kOverlap_ == 1;
-  static constexpr int kQkSplit = kQkSplit_;  // accumulator sets in Q.K^T (mma_sync)
-  static constexpr int kKvWarps = kKvWarps_;  // warps that split each K/V block's keys (mma_sync)
-  static constexpr int kSplits = kSplits_;    // 0: the launch plan's count (p.splits)
-  static constexpr bool kCombineInKernel = kCombine_ == 1;  // combine=last_cta
-  static constexpr bool kPack = kPack_;
-  using Layout = TileLayout<D, kLayout_>;
-  using Tile = WorkTile<kPack_, kSplits_>;
+  using T = typename Tunables::T;
+  static constexpr int D = Tunables::d;
+  static constexpr int kBlockM = Tunables::block_m;
+  static constexpr int kBlockN = Tunables::block_n;
+  static constexpr int kWarps = Tunables::warps;
+  static constexpr int kThreads = Tunables::warps * 32;
+  static constexpr int kStages = Tunables::stages;
+  static constexpr bool kFullBarrier = Tunables::barrier == 0;  // full: a barrier around every shared-memory phase
+  static constexpr int kVecBytes = Tunables::vec_bytes;
+  static constexpr bool kCausal = Tunables::causal;
+  static constexpr int kLayout = Tunables::smem_layout;
+  static constexpr bool kQInRegisters = Tunables::q_frags == 1;  // smem: re-read Q's fragments every block
+  static constexpr bool kOverlap = Tunables::overlap == 1;
+  static constexpr int kQkSplit = Tunables::qk_split;  // accumulator sets in Q.K^T (mma_sync)
+  static constexpr int kKvWarps = Tunables::kv_warps;  // warps that split each K/V block's keys (mma_sync)
+  static constexpr int kSplits = Tunables::splits;     // 0: the launch plan's count (p.splits)
+  static constexpr bool kCombineInKernel = Tunables::combine == 1;  // combine=last_cta
+  static constexpr bool kPack = Tunables::pack_gqa == 1;
+  using Layout = TileLayout<D, kLayout>;
+  using Tile = WorkTile<kPack, kSplits>;
 };
 
 // The end of a tile: the mainloop's epilogue writes its rows (to O, or to the split workspace), and with
@@ -209,20 +210,16 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
 
 }  // namespace evotune_attention
 
-// kMinCtas: the CTAs per SM the register allocation must allow (__launch_bounds__'s second argument);
+// min_ctas: the CTAs per SM the register allocation must allow (__launch_bounds__'s second argument);
 // more resident warps hide more latency, at the price of registers per thread.
-template <typename T, int D, int kMma, int kBlockM, int kBlockN, int kWarps, int kStages, int kBarrier,
-          int kLayout, int kVecBytes, int kQFragments, int kMinCtas, int kOverlap, int kQkSplit, int kKvWarps,
-          int kSplits, int kCombine, bool kPack, bool kCausal>
-__global__ void __launch_bounds__(kWarps * 32, kMinCtas)
+template <class Tunables>
+__global__ void __launch_bounds__(Tunables::warps * 32, Tunables::min_ctas)
     attention_fwd(const __grid_constant__ AttentionParams p) {
-  using Cfg = evotune_attention::KernelConfig<T, D, kBlockM, kBlockN, kWarps, kStages, kBarrier, kLayout,
-                                              kVecBytes, kQFragments, kOverlap, kQkSplit, kKvWarps, kSplits,
-                                              kCombine, kPack, kCausal>;
-  if constexpr (kMma == 1) {
+  using Cfg = evotune_attention::KernelConfig<Tunables>;
+  if constexpr (Tunables::mma == 1) {
     evotune_attention::attention_forward<Cfg, evotune_attention::MmaMainloop<Cfg>>(p);
   } else {
-    static_assert(kOverlap == 0 && kQkSplit == 1 && kKvWarps == 1,
+    static_assert(Tunables::overlap == 0 && Tunables::qk_split == 1 && Tunables::kv_warps == 1,
                   "overlap, qk_split and kv_warps are tensor-core schedules");
     evotune_attention::attention_forward<Cfg, evotune_attention::ScalarMainloop<Cfg>>(p);
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "runtime/cuda_driver.h"
+#include "templates/attention/wgmma_resources.h"
 #include "templates/embedded_sources.h"
 
 namespace evotune::attention {
@@ -13,6 +14,8 @@ namespace {
 // Tunables of the cp.async mainloops (mma_sync, scalar) that mma=wgmma does not have.
 constexpr const char* kCpAsyncTunables[] = {"barrier", "smem_layout", "vec_bytes", "q_frags",
                                             "min_ctas", "qk_split", "kv_warps"};
+// Tunables of mma=wgmma that the cp.async mainloops do not have.
+constexpr const char* kWgmmaTunables[] = {"pingpong", "producer_regs", "scheduler"};
 }  // namespace
 
 const std::vector<Parameter>& parameters() {
@@ -81,6 +84,12 @@ const std::vector<Parameter>& parameters() {
        "wgmma, 2+ consumer warpgroups: registers the TMA producer warpgroup keeps (setmaxnreg); the consumers "
        "get the rest. none: no reallocation",
        std::pair<int, std::string>{0, "none"}},
+      {"scheduler",
+       {kGridScheduler, kPersistentScheduler, kDynamicScheduler},
+       {"grid", "persistent", "dynamic"},
+       "wgmma: one CTA per work tile (grid), or one CTA per SM walking the tiles, in a fixed stride "
+       "(persistent) or drawing each next tile from an atomic counter (dynamic); the persistent ones load the "
+       "next tile under the previous one's epilogue"},
   };
   return params;
 }
@@ -106,7 +115,8 @@ Config default_config() {
                  {"combine", kCombineKernel},
                  {"pack_gqa", 0},
                  {"pingpong", 0},
-                 {"producer_regs", 0}});
+                 {"producer_regs", 0},
+                 {"scheduler", kGridScheduler}});
 }
 
 namespace {
@@ -238,8 +248,7 @@ Config conform(const Config& config) {
     if (block_m % 64 == 0 && block_m <= 192) c.set("warps", 4 * (block_m / 64 + 1));
     for (const char* name : kCpAsyncTunables) c.set(name, defaults.at(name));
   } else {
-    c.set("pingpong", defaults.at("pingpong"));
-    c.set("producer_regs", defaults.at("producer_regs"));
+    for (const char* name : kWgmmaTunables) c.set(name, defaults.at(name));
   }
   return c;
 }
@@ -263,11 +272,7 @@ std::string format(const Config& config) { return format_config(config, paramete
 int threads(const Config& c) { return c.at("warps") * 32; }
 
 int shared_bytes(const Config& c, const Problem& p) {
-  if (c.at("mma") == kWgmma) {
-    // mainloop_wgmma.cuh's WgmmaConfig::kSmemBytes: 1 KiB of alignment slack, Q, stages x (K + V) in dense
-    // 128-byte-swizzled rows, and the mbarriers (Q's, and full + empty for each K and V slot).
-    return 1024 + (c.at("block_m") + 2 * c.at("stages") * c.at("block_n")) * p.d * 2 + (1 + 4 * c.at("stages")) * 8;
-  }
+  if (c.at("mma") == kWgmma) return evotune_wgmma::shared_bytes(c.at("block_m"), c.at("block_n"), c.at("stages"), p.d);
   // Must match attention.cuh: Q tile + stages x (K tile + V tile), rows of d (+8 when padded) 2-byte
   // elements, plus the scalar mainloop's fp32 probability rows.
   int row_stride = p.d + (c.at("smem_layout") == kPaddedLayout ? 8 : 0);
@@ -333,8 +338,13 @@ std::optional<std::string> invalid_reason(const Config& c, const Problem& p, con
     return fmt::format("{} threads exceed the device's {} per block", n_threads, limits.max_threads_per_block);
   }
   if (c.at("mma") != kWgmma) {
-    if (c.at("pingpong") != 0) return "pingpong is a wgmma schedule";
-    if (c.at("producer_regs") != 0) return "producer_regs applies to wgmma's producer warpgroup";
+    const Config defaults = default_config();
+    for (const char* name : kWgmmaTunables) {
+      if (c.at(name) != defaults.at(name)) {
+        return fmt::format("{} is a wgmma tunable; mma={} takes its default ({})", name,
+                           parameter("mma").format(c.at("mma")), parameter(name).format(defaults.at(name)));
+      }
+    }
   }
   if (c.at("mma") == kWgmma) {
     if (std::optional<std::string> why = wgmma_invalid_reason(c, p, limits)) return why;
@@ -435,18 +445,14 @@ int mma_live_registers(const Config& c, const Problem& p) {
 }
 
 int wgmma_live_registers(const Config& c, const Problem& p) {
-  // O (d/2 fp32 per thread), one block's scores (block_n/2), and its probabilities as 16-bit pairs
-  // (block_n/4), which with overlap=on stay live while the next block's scores arrive.
-  return p.d / 2 + c.at("block_n") / 2 + c.at("block_n") / 4;
+  // O (d/2 fp32 per thread) and one block's scores (block_n/2); with overlap=on also the previous block's
+  // probabilities as 16-bit pairs (block_n/4), the A operand of the P.V still running while the next
+  // block's scores arrive.
+  return p.d / 2 + c.at("block_n") / 2 + (c.at("overlap") == 1 ? c.at("block_n") / 4 : 0);
 }
 
 int wgmma_consumer_registers(const Config& c) {
-  // mainloop_wgmma.cuh's WgmmaConfig::kLaunchRegs / kConsumerRegs.
-  const int n_threads = threads(c);
-  const int launch = std::min(248, 65536 / n_threads / 8 * 8);
-  if (c.at("producer_regs") == 0) return n_threads <= 256 ? 255 : launch;
-  const int consumers = n_threads / 128 - 1;
-  return std::min(256, (launch * n_threads - c.at("producer_regs") * 128) / (consumers * 128) / 8 * 8);
+  return evotune_wgmma::consumer_registers(c.at("block_m"), c.at("producer_regs"));
 }
 
 int register_budget(const Config& c, const DeviceLimits& limits) {
@@ -469,11 +475,17 @@ std::optional<std::string> excluded_by_default(const Config& c, const Problem& p
   // that did not (tests: AttentionFamily.CertainSpillRuleNeverExcludesAKernelThatCompiledCleanly).
   constexpr int kLeastOverhead = 16;
   if (c.at("mma") == kWgmma) {
+    // wgmma's consumers need more beside what must be live than mma_sync's threads do (descriptors, the
+    // masking's and the epilogue's addresses, the pingpong and barrier bookkeeping): of the 190 valid configs
+    // of scripts/wgmma_spill_sweep.sh (tests/data/wgmma_spills_sm90a.txt), every one of the 130 that
+    // compiled without spills had at least 32 registers beside them, and 58 of the 60 that spilled (or
+    // that ptxas gave up on) had fewer (AttentionWgmma.CertainSpillRuleMatchesTheSweep).
+    constexpr int kWgmmaLeastOverhead = 32;
     const int live = wgmma_live_registers(c, p), budget = wgmma_consumer_registers(c);
-    if (live + kLeastOverhead > budget) {
+    if (live + kWgmmaLeastOverhead > budget) {
       return fmt::format("certain to spill: {} registers per consumer thread must be live at once (+{} at least "
                          "for the rest), {} are available (--space all compiles it anyway)",
-                         live, kLeastOverhead, budget);
+                         live, kWgmmaLeastOverhead, budget);
     }
   }
   if (c.at("mma") == kMmaSync) {
@@ -495,19 +507,17 @@ std::optional<std::string> rejected_resources(const runtime::ResourceUsage& u) {
   return std::nullopt;
 }
 
-std::string name_expression(const Config& c, const Problem& p) {
-  if (c.at("mma") == kWgmma) {
-    return fmt::format("attention_fwd_wgmma<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", p.cuda_type(), p.d,
-                       c.at("block_m"), c.at("block_n"), c.at("stages"), c.at("pingpong"), c.at("overlap"),
-                       c.at("producer_regs"), c.at("splits"), c.at("pack_gqa") == 1 ? "true" : "false",
-                       p.causal ? "true" : "false");
-  }
-  return fmt::format(
-      "attention_fwd<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>",
-      p.cuda_type(), p.d, c.at("mma"), c.at("block_m"), c.at("block_n"), c.at("warps"), c.at("stages"),
-      c.at("barrier"), c.at("smem_layout"), c.at("vec_bytes"), c.at("q_frags"), c.at("min_ctas"),
-      c.at("overlap"), c.at("qk_split"), c.at("kv_warps"), c.at("splits"), c.at("combine"),
-      c.at("pack_gqa") == 1 ? "true" : "false", p.causal ? "true" : "false");
+std::string tunables_struct(const Config& c, const Problem& p) {
+  std::string text = fmt::format("struct {} {{\n  using T = {};\n  static constexpr int d = {};\n"
+                                 "  static constexpr bool causal = {};\n",
+                                 kTunablesStruct, p.cuda_type(), p.d, p.causal ? "true" : "false");
+  for (const Parameter& param : parameters())
+    text += fmt::format("  static constexpr int {} = {};\n", param.name, c.at(param.name));
+  return text + "};\n";
+}
+
+std::string name_expression(const Config& c, const Problem&) {
+  return fmt::format("{}<{}>", c.at("mma") == kWgmma ? "attention_fwd_wgmma" : "attention_fwd", kTunablesStruct);
 }
 
 runtime::CompileRequest compile_request(const Config& c, const Problem& p, const runtime::Target& target,
@@ -516,6 +526,7 @@ runtime::CompileRequest compile_request(const Config& c, const Problem& p, const
   r.source_name = "attention.cu";
   r.source = c.at("mma") == kWgmma ? "#include \"attention/mainloop_wgmma.cuh\"\n"
                                    : "#include \"attention/attention.cuh\"\n";
+  r.source += tunables_struct(c, p);
   // A config that can split with a combine kernel carries it in the same module (combine.cuh).
   if (c.at("splits") != 1 && c.at("combine") == kCombineKernel)
     r.source += fmt::format("EVOTUNE_ATTENTION_COMBINE({}, {})\n", p.cuda_type(), p.d);
@@ -617,19 +628,19 @@ int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
   return 1;
 }
 
-void bind_split_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim,
-                          CUdeviceptr workspace) {
+void bind_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim, CUdeviceptr workspace) {
   params.splits = plan.splits;
   params.partial_o = nullptr;
   params.partial_lse = nullptr;
-  params.split_counters = nullptr;
+  params.counters = nullptr;
+  std::size_t partial_bytes = 0;
   if (plan.splits > 1) {
     const std::size_t rows = static_cast<std::size_t>(params.b) * params.hq * params.sq;
     params.partial_o = reinterpret_cast<float*>(workspace);
     params.partial_lse = params.partial_o + static_cast<std::size_t>(plan.splits) * rows * head_dim;
-    if (plan.counters > 0)
-      params.split_counters = reinterpret_cast<unsigned*>(params.partial_lse + plan.splits * rows);
+    partial_bytes = static_cast<std::size_t>(plan.splits) * rows * (head_dim + 1) * 4;
   }
+  if (plan.counters > 0) params.counters = reinterpret_cast<unsigned*>(workspace + partial_bytes);
 }
 
 namespace {
@@ -655,15 +666,31 @@ void encode_tensor_map(TensorMapBytes& map, const Problem& p, const void* base, 
 
 }  // namespace
 
-KernelArguments::KernelArguments(const Config& c, const Problem& p, const AttentionParams& params) {
+KernelArguments::KernelArguments(const Config& c, const Problem& p, const AttentionParams& params)
+    : config_(c), problem_(p) {
+  args_[0] = c.at("mma") == kWgmma ? static_cast<void*>(&block_) : static_cast<void*>(&block_.params);
+  bind(params);
+}
+
+void KernelArguments::bind(const AttentionParams& params) {
+  const AttentionParams previous = block_.params;
   block_.params = params;
-  args_[0] = &block_.params;
-  if (c.at("mma") != kWgmma) return;
-  args_[0] = &block_;
+  if (config_.at("mma") != kWgmma) return;
+  // The descriptors depend on the tensors' addresses and sizes only: a launch on the same Q, K and V (a
+  // benchmark's repetitions, a model's layer called again on the same buffers) keeps them.
+  const bool same_tensors = encoded_ && previous.q == params.q && previous.k == params.k && previous.v == params.v &&
+                            previous.b == params.b && previous.hq == params.hq && previous.hkv == params.hkv &&
+                            previous.sq == params.sq && previous.skv == params.skv;
+  if (same_tensors) return;
+  const Problem& p = problem_;
+  if (params.b != p.b || params.hq != p.hq || params.hkv != p.hkv || params.sq != p.sq || params.skv != p.skv) {
+    throw std::invalid_argument(fmt::format("KernelArguments for {} given the sizes of another problem", p.to_string()));
+  }
+  encoded_ = false;
   const cuuint64_t d = static_cast<cuuint64_t>(p.d), row = d * 2;  // bytes per row
   const cuuint64_t sq = static_cast<cuuint64_t>(p.sq), skv = static_cast<cuuint64_t>(p.skv);
-  const cuuint32_t block_m = static_cast<cuuint32_t>(c.at("block_m"));
-  if (c.at("pack_gqa") == 1) {
+  const cuuint32_t block_m = static_cast<cuuint32_t>(config_.at("block_m"));
+  if (config_.at("pack_gqa") == 1) {
     // {d, head in group, query, batch x KV head}: a box of {64, group, block_m / group} is block_m packed
     // rows in packed order (query-major, head-minor), split_kv.h's.
     const cuuint64_t group = static_cast<cuuint64_t>(p.group());
@@ -674,10 +701,11 @@ KernelArguments::KernelArguments(const Config& c, const Problem& p, const Attent
     encode_tensor_map(block_.q, p, params.q, {d, 1, sq, static_cast<cuuint64_t>(p.b) * p.hq}, {row, row, sq * row},
                       {64, 1, block_m, 1}, "Q");
   }
-  const cuuint32_t block_n = static_cast<cuuint32_t>(c.at("block_n"));
+  const cuuint32_t block_n = static_cast<cuuint32_t>(config_.at("block_n"));
   const cuuint64_t kv_heads = static_cast<cuuint64_t>(p.b) * p.hkv;
   encode_tensor_map(block_.k, p, params.k, {d, skv, kv_heads}, {row, skv * row}, {64, block_n, 1}, "K");
   encode_tensor_map(block_.v, p, params.v, {d, skv, kv_heads}, {row, skv * row}, {64, block_n, 1}, "V");
+  encoded_ = true;
 }
 
 LaunchPlan launch_plan(const Config& c, const Problem& p, const DeviceLimits& limits) {
@@ -686,6 +714,14 @@ LaunchPlan launch_plan(const Config& c, const Problem& p, const DeviceLimits& li
   plan.kernel.grid[0] = static_cast<unsigned>(query_tiles(c, p) * plan.splits);
   plan.kernel.grid[1] = static_cast<unsigned>(c.at("pack_gqa") == 1 ? p.hkv : p.hq);
   plan.kernel.grid[2] = static_cast<unsigned>(p.b);
+  if (c.at("scheduler") != kGridScheduler) {
+    // One CTA per SM (the wgmma kernel is built for one: __launch_bounds__(threads, 1)), never more than
+    // there are tiles (the kernel relies on every CTA having its first), walking the tiles in the order
+    // of the grid above (common.cuh's LinearTiles).
+    const long long tiles = static_cast<long long>(plan.kernel.grid[0]) * plan.kernel.grid[1] * plan.kernel.grid[2];
+    plan.kernel.grid[0] = static_cast<unsigned>(std::min<long long>(tiles, limits.sm_count));
+    plan.kernel.grid[1] = plan.kernel.grid[2] = 1;
+  }
   plan.kernel.block[0] = static_cast<unsigned>(threads(c));
   plan.kernel.dynamic_shared_bytes = static_cast<unsigned>(shared_bytes(c, p));
   if (plan.splits > 1) {
@@ -700,9 +736,10 @@ LaunchPlan launch_plan(const Config& c, const Problem& p, const DeviceLimits& li
       // A counter per (query tile, CTA head, batch), after the partials: zero when allocated, and reset
       // by the last CTA of each tile.
       plan.counters = static_cast<std::size_t>(query_tiles(c, p) * plan.kernel.grid[1] * plan.kernel.grid[2]);
-      plan.workspace_bytes += plan.counters * 4;
     }
   }
+  if (c.at("scheduler") == kDynamicScheduler) plan.counters = 1;  // the next tile to hand out
+  plan.workspace_bytes += plan.counters * 4;
   return plan;
 }
 

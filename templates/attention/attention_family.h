@@ -21,6 +21,7 @@ enum Barrier { kFullBarrier = 0, kLightBarrier = 1 };
 enum SmemLayout { kPaddedLayout = 0, kSwizzledLayout = 1 };
 enum QFragments { kQInSharedMemory = 0, kQInRegisters = 1 };
 enum Combine { kCombineKernel = 0, kCombineLastCta = 1 };
+enum Scheduler { kGridScheduler = 0, kPersistentScheduler = 1, kDynamicScheduler = 2 };  // mainloop_wgmma.cuh's
 constexpr int kAutoSplits = 0;  // splits=auto: the launch plan picks the count (auto_splits)
 // The split workspace a config may ask for (rule); a larger one would be a GPU-memory hazard, not a speedup.
 constexpr std::size_t kMaxSplitWorkspaceBytes = std::size_t{1} << 30;
@@ -71,6 +72,12 @@ int wgmma_consumer_registers(const Config& config);
 // Why a compiled kernel is rejected (register spills), nullopt when accepted.
 std::optional<std::string> rejected_resources(const runtime::ResourceUsage& usage);
 
+// The kernel's one template argument: a struct generated per compile (tunables_struct) with the problem's
+// element type T, head dim d and causality, and every tunable as a `static constexpr int` of its name,
+// which the kernel's configuration (attention.cuh's KernelConfig, mainloop_wgmma.cuh's WgmmaConfig)
+// reads by name.
+inline constexpr const char* kTunablesStruct = "AttentionTunables";
+std::string tunables_struct(const Config& config, const Problem& problem);
 std::string name_expression(const Config& config, const Problem& problem);
 // cta_clock: build the variant that records clock64 cycles per CTA.
 runtime::CompileRequest compile_request(const Config& config, const Problem& problem, const runtime::Target& target,
@@ -83,8 +90,8 @@ struct LaunchPlan {
   runtime::LaunchGeometry kernel;
   int splits = 1;
   std::optional<runtime::LaunchGeometry> combine;  // when splits > 1 and combine=kernel
-  std::size_t workspace_bytes = 0;                 // when splits > 1; must be zeroed when allocated
-  std::size_t counters = 0;                        // combine=last_cta: tile counters at the workspace's end
+  std::size_t workspace_bytes = 0;  // split partials, then counters; must be zeroed when allocated
+  std::size_t counters = 0;  // at the workspace's end: combine=last_cta's per tile, scheduler=dynamic's one
 };
 LaunchPlan launch_plan(const Config& config, const Problem& problem, const DeviceLimits& limits);
 // Whether a loaded combine kernel may be launched as a programmatic dependent launch: its code is for sm_90
@@ -95,11 +102,10 @@ bool programmatic_combine(const runtime::Kernel& combine);
 int auto_splits(const Config& config, const Problem& problem, const DeviceLimits& limits);
 // Bytes of the split workspace for `splits` chunks (0 for one).
 std::size_t split_workspace_bytes(const Problem& problem, int splits);
-// Points the kernel arguments at a split workspace of plan.workspace_bytes (partial outputs, their LSEs,
-// then the tile counters of combine=last_cta) and sets the split count; without a split, clears them. Rows
-// come from params (b * hq * sq).
-void bind_split_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim,
-                          CUdeviceptr workspace);
+// Points the kernel arguments at a workspace of plan.workspace_bytes (partial outputs and their LSEs when
+// split, then the plan's counters: combine=last_cta's per tile, scheduler=dynamic's one) and sets the split
+// count; clears what the plan does not use. Rows come from params (b * hq * sq).
+void bind_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim, CUdeviceptr workspace);
 // CTAs of the grid before splitting: query tiles x heads (KV heads when packed) x batch.
 long long unsplit_ctas(const Config& config, const Problem& problem);
 
@@ -113,10 +119,16 @@ class KernelArguments {
   KernelArguments(const Config& config, const Problem& problem, const AttentionParams& params);
   KernelArguments(const KernelArguments&) = delete;  // args() points into this object
   KernelArguments& operator=(const KernelArguments&) = delete;
+  // The arguments of another call of the same problem: the descriptors are encoded again only when Q, K or
+  // V moved. Throws std::invalid_argument for another problem's sizes.
+  void bind(const AttentionParams& params);
   void** args() { return args_; }
 
  private:
+  Config config_;
+  Problem problem_;
   TmaAttentionParams block_{};
+  bool encoded_ = false;
   void* args_[1];
 };
 

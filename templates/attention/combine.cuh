@@ -103,9 +103,9 @@ __device__ __forceinline__ void combine_if_last(const Tile& w, const AttentionPa
   unsigned done = 0;
   const unsigned counter = (blockIdx.z * gridDim.y + blockIdx.y) * (gridDim.x / w.splits) + w.tile;
   if (threadIdx.x == 0) {
-    done = atomicAdd(p.split_counters + counter, 1u);
+    done = atomicAdd(p.counters + counter, 1u);
     if (done == static_cast<unsigned>(w.splits) - 1)
-      p.split_counters[counter] = 0;  // ready for the next launch
+      p.counters[counter] = 0;  // ready for the next launch
   }
   if (!__syncthreads_or(threadIdx.x == 0 && done == static_cast<unsigned>(w.splits) - 1)) return;
   __threadfence();

@@ -166,24 +166,27 @@ struct WorkTile {
   }
 };
 
+// The work tile of grid position (x, y, z) in a grid of `x_extent` = query tiles x splits columns: x is
+// the query tile and the chunk of its K/V range, y the head (the KV head when packed), z the batch.
 template <int kBlockM, int kBlockN, bool kCausal, bool kPack, int kSplits>
-__device__ __forceinline__ WorkTile<kPack, kSplits> make_work_tile(const AttentionParams& p) {
+__device__ __forceinline__ WorkTile<kPack, kSplits> make_work_tile_at(const AttentionParams& p, int x, int y, int z,
+                                                                      int x_extent) {
   WorkTile<kPack, kSplits> w;
   w.splits = kSplits > 0 ? kSplits : p.splits;
-  const int tile = blockIdx.x / w.splits;
-  w.split = blockIdx.x - tile * w.splits;
+  const int tile = x / w.splits;
+  w.split = x - tile * w.splits;
   // Causal: the last row tiles see the most keys; hand them out first so that the short tiles fill
   // the tail of the grid instead of the long ones.
-  const int m_block = kCausal ? gridDim.x / w.splits - 1 - tile : tile;
+  const int m_block = kCausal ? x_extent / w.splits - 1 - tile : tile;
   w.m0 = m_block * kBlockM;
   w.tile = m_block;
-  w.batch = blockIdx.z;
+  w.batch = z;
   w.group = p.hq / p.hkv;
   if (kPack) {
-    w.kv_head = blockIdx.y;
-    w.head = blockIdx.y * w.group;
+    w.kv_head = y;
+    w.head = y * w.group;
   } else {
-    w.head = blockIdx.y;
+    w.head = y;
     w.kv_head = w.head / w.group;  // GQA/MQA: heads share K/V by index, nothing is replicated
   }
   w.rows = evotune_split::tile_rows(p.sq, w.group, kPack);
@@ -194,6 +197,35 @@ __device__ __forceinline__ WorkTile<kPack, kSplits> make_work_tile(const Attenti
   w.end = range.end;
   return w;
 }
+
+// One CTA per work tile: the CTA's own.
+template <int kBlockM, int kBlockN, bool kCausal, bool kPack, int kSplits>
+__device__ __forceinline__ WorkTile<kPack, kSplits> make_work_tile(const AttentionParams& p) {
+  return make_work_tile_at<kBlockM, kBlockN, kCausal, kPack, kSplits>(p, blockIdx.x, blockIdx.y, blockIdx.z,
+                                                                      gridDim.x);
+}
+
+// The work tiles of a launch in one sequence, in the order a grid of one CTA per tile would be
+// scheduled (x fastest: a head's query tiles together, so that their shared K/V stays in L2): for the
+// persistent schedulers, whose CTAs each walk several tiles.
+template <int kBlockM, int kBlockN, bool kCausal, bool kPack, int kSplits>
+struct LinearTiles {
+  int x_extent, y_extent, total;
+  // `batch`: p.b, passed separately so that a caller can make it opaque (sm90::opaque) and keep the
+  // extents from being computed once and held in registers across a loop.
+  __device__ __forceinline__ LinearTiles(const AttentionParams& p, int batch) {
+    const int group = p.hq / p.hkv;
+    const int query_tiles = evotune_split::ceil_div(evotune_split::tile_rows(p.sq, group, kPack), kBlockM);
+    x_extent = query_tiles * (kSplits > 0 ? kSplits : p.splits);
+    y_extent = kPack ? p.hkv : p.hq;
+    total = x_extent * y_extent * batch;
+  }
+  __device__ __forceinline__ WorkTile<kPack, kSplits> at(const AttentionParams& p, int index) const {
+    const int x = index % x_extent, yz = index / x_extent;
+    return make_work_tile_at<kBlockM, kBlockN, kCausal, kPack, kSplits>(p, x, yz % y_extent, yz / y_extent,
+                                                                        x_extent);
+  }
+};
 
 // Blocks below this index need no masking at all: masked blocks are always a suffix (the end of the
 // keys, and for causal the blocks right of the tile's first row's diagonal). The pipeline runs the two

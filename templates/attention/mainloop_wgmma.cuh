@@ -14,6 +14,11 @@
 //     loop issues S(j+1) and P(j).V(j) together and runs block j+1's softmax while they execute;
 //   - pingpong (between consumer warpgroups): the warpgroups take turns issuing their GEMMs (named
 //     barriers), so one's softmax runs while another's GEMMs occupy the tensor cores.
+// Which tiles a CTA computes is the `scheduler` tunable: grid (one CTA per work tile, as the other
+// mainloops), persistent (one CTA per SM walks the tiles in grid order with a stride of the grid size) or
+// dynamic (one CTA per SM; each next tile from an atomic counter, so CTAs that drew short causal tiles
+// take more). With either persistent scheduler the producer loads the next tile's first K block and, once
+// every consumer has stored its rows, its Q tile, while the consumers finish the previous tile.
 // Shared memory holds every tile in TMA's 128-byte swizzle: 64-column blocks of 128-byte rows, the layout
 // wgmma's descriptors read (sm90.cuh). Padded keys past skv are zero-filled by TMA and masked to -inf by the
 // softmax whatever they hold; padded query rows are computed and never stored.
@@ -22,51 +27,54 @@
 #include "attention/sm90.cuh"
 #include "attention/softmax.cuh"
 #include "attention/wgmma_ops.cuh"
+#include "attention/wgmma_resources.h"
 
 namespace evotune_attention {
 
-template <typename T_, int D_, int kBlockM_, int kBlockN_, int kStages_, int kPingpong_, int kOverlap_,
-          int kProducerRegs_, int kSplits_, bool kPack_, bool kCausal_>
+enum Scheduler { kGridScheduler = 0, kPersistentScheduler = 1, kDynamicScheduler = 2 };
+
+// The kernel's configuration, read by name from `Tunables`, the struct the host generates for each compile
+// (attention_family.cpp's compile_request): the family's tunables, each a `static constexpr int` named as
+// in parameters(), and the problem's element type T, head dim d and causality.
+template <class Tunables>
 struct WgmmaConfig {
-  using T = T_;
-  static constexpr int D = D_;
-  static constexpr int kBlockM = kBlockM_;
-  static constexpr int kBlockN = kBlockN_;
-  static constexpr int kStages = kStages_;
-  static constexpr int kConsumers = kBlockM_ / 64;  // consumer warpgroups, 64 rows each
-  static constexpr int kThreads = (kConsumers + 1) * 128;
-  static constexpr bool kPingpong = kPingpong_ == 1;
-  static constexpr bool kOverlap = kOverlap_ == 1;
-  // Register split (setmaxnreg): the producer keeps kProducerRegs; the consumers share what the CTA was
-  // given at launch (__launch_bounds__(kThreads, 1): 65536 / kThreads, rounded down to 8) less that, in
-  // multiples of 8. 0: no reallocation.
-  static constexpr int kProducerRegs = kProducerRegs_;
-  static constexpr int kLaunchRegs = (65536 / kThreads) / 8 * 8 > 248 ? 248 : (65536 / kThreads) / 8 * 8;
-  static constexpr int kConsumerRegs =
-      ((kLaunchRegs * kThreads - kProducerRegs * 128) / (kConsumers * 128)) / 8 * 8 > 256
-          ? 256
-          : ((kLaunchRegs * kThreads - kProducerRegs * 128) / (kConsumers * 128)) / 8 * 8;
-  static constexpr int kSplits = kSplits_;
-  static constexpr bool kPack = kPack_;
-  static constexpr bool kCausal = kCausal_;
-  using Tile = WorkTile<kPack_, kSplits_>;
+  using T = typename Tunables::T;
+  static constexpr int D = Tunables::d;
+  static constexpr int kBlockM = Tunables::block_m;
+  static constexpr int kBlockN = Tunables::block_n;
+  static constexpr int kStages = Tunables::stages;
+  static constexpr int kConsumers = evotune_wgmma::consumers(kBlockM);  // consumer warpgroups, 64 rows each
+  static constexpr int kThreads = evotune_wgmma::threads(kBlockM);
+  static constexpr bool kPingpong = Tunables::pingpong == 1;
+  static constexpr bool kOverlap = Tunables::overlap == 1;
+  // Register split (setmaxnreg): the producer keeps kProducerRegs, the consumers share the rest
+  // (wgmma_resources.h). 0: no reallocation.
+  static constexpr int kProducerRegs = Tunables::producer_regs;
+  static constexpr int kConsumerRegs = evotune_wgmma::consumer_registers(kBlockM, kProducerRegs);
+  static constexpr int kSplits = Tunables::splits;
+  static constexpr bool kPack = Tunables::pack_gqa == 1;
+  static constexpr bool kCausal = Tunables::causal;
+  static constexpr int kScheduler = Tunables::scheduler;
+  using Tile = WorkTile<kPack, kSplits>;
+  using Tiles = LinearTiles<kBlockM, kBlockN, kCausal, kPack, kSplits>;
 
   static_assert(kBlockM % 64 == 0 && kConsumers >= 1 && kConsumers <= 3, "64 to 192 rows, 64 per warpgroup");
   static_assert(kBlockN % 16 == 0 && kBlockN <= 256 && D % 64 == 0 && D <= 256, "wgmma shapes");
   static_assert(!kPingpong || kConsumers >= 2, "pingpong needs two consumer warpgroups");
   static_assert(kProducerRegs == 0 || (kProducerRegs >= 24 && kProducerRegs % 8 == 0 && kConsumers >= 2),
                 "setmaxnreg takes multiples of 8 from 24");
+  static_assert(kScheduler >= kGridScheduler && kScheduler <= kDynamicScheduler, "grid, persistent or dynamic");
 
-  // Shared memory, in bytes from a 1024-aligned base (the swizzle atoms must be aligned): Q, the K slots,
-  // the V slots, then the mbarriers. attention_family.cpp's shared_bytes() computes the same total.
+  // Shared memory (wgmma_resources.h, which the host's rules read too): Q, the K slots, the V slots, the
+  // mbarriers, the tile index.
   static constexpr int kColumnBlocks = D / 64;
-  static constexpr int kQBytes = kBlockM * D * 2;
-  static constexpr int kKvBytes = kBlockN * D * 2;
+  static constexpr int kQBytes = evotune_wgmma::q_bytes(kBlockM, D);
+  static constexpr int kKvBytes = evotune_wgmma::kv_bytes(kBlockN, D);
   static constexpr int kKOffset = kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKvBytes;
-  static constexpr int kBarrierOffset = kVOffset + kStages * kKvBytes;
-  static constexpr int kBarriers = 1 + 4 * kStages;
-  static constexpr int kSmemBytes = 1024 + kBarrierOffset + kBarriers * 8;
+  static constexpr int kBarrierOffset = evotune_wgmma::barrier_offset(kBlockM, kBlockN, kStages, D);
+  static constexpr int kTileSlotOffset = evotune_wgmma::tile_slot_offset(kBlockM, kBlockN, kStages, D);
+  static constexpr int kSmemBytes = evotune_wgmma::shared_bytes(kBlockM, kBlockN, kStages, D);
 };
 
 template <class Cfg>
@@ -84,7 +92,9 @@ struct WgmmaMainloop {
   T* q;
   T* k;
   T* v;
-  unsigned long long* q_full;
+  int* tile_slot;  // scheduler=dynamic: the index of the tile Q was loaded for, -1 when none is left
+  unsigned long long* q_full;   // the tile's Q has landed (and, scheduler=dynamic, its index is in tile_slot)
+  unsigned long long* q_empty;  // every consumer has stored its rows from the Q tile: the next Q may load
   unsigned long long* k_full;
   unsigned long long* k_empty;
   unsigned long long* v_full;
@@ -93,10 +103,12 @@ struct WgmmaMainloop {
   __device__ __forceinline__ explicit WgmmaMainloop(unsigned char* smem)
       : q(reinterpret_cast<T*>(smem)),
         k(reinterpret_cast<T*>(smem + Cfg::kKOffset)),
-        v(reinterpret_cast<T*>(smem + Cfg::kVOffset)) {
+        v(reinterpret_cast<T*>(smem + Cfg::kVOffset)),
+        tile_slot(reinterpret_cast<int*>(smem + Cfg::kTileSlotOffset)) {
     unsigned long long* bars = reinterpret_cast<unsigned long long*>(smem + Cfg::kBarrierOffset);
     q_full = bars;
-    k_full = bars + 1;
+    q_empty = bars + 1;
+    k_full = bars + 2;
     k_empty = k_full + kStages;
     v_full = k_empty + kStages;
     v_empty = v_full + kStages;
@@ -104,6 +116,7 @@ struct WgmmaMainloop {
 
   __device__ __forceinline__ void init_barriers() const {
     sm90::mbarrier_init(q_full, 1);
+    sm90::mbarrier_init(q_empty, 4 * Cfg::kConsumers);  // lane 0 of every consumer warp
 #pragma unroll
     for (int s = 0; s < kStages; ++s) {
       sm90::mbarrier_init(&k_full[s], 1);
@@ -116,23 +129,18 @@ struct WgmmaMainloop {
   }
 
   // ---- producer (one thread)
-  __device__ __forceinline__ void produce(const TmaAttentionParams& args, const Tile& w) const {
+  // Loads one work tile: its Q, then its K/V blocks through the rings. `ring` counts the blocks the rings
+  // carried for the CTA's earlier tiles (slot and phase continue from there); `tile_number` counts those
+  // tiles (the phase of q_full and q_empty); `index` is the tile's, published for scheduler=dynamic.
+  __device__ __forceinline__ void produce(const TmaAttentionParams& args, const Tile& w, int tile_number, int ring,
+                                          int index) const {
     const AttentionParams& p = args.params;
     const int n_blocks = w.end - w.begin;
-    // Q: packed rows are (query, head of the group) pairs, the 4-D map's {group, query} box fills them in
-    // that order; unpacked, the group extent is 1.
-    const int group_box = Cfg::kPack ? w.group : 1;
-    const int q_head = Cfg::kPack ? w.batch * p.hkv + w.kv_head : w.batch * p.hq + w.head;
-    sm90::mbarrier_arrive_expect_bytes(q_full, Cfg::kQBytes);
-#pragma unroll
-    for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
-      sm90::tma_load_4d(q + c * kBlockM * 64, &args.q, q_full, c * 64, 0, w.m0 / group_box, q_head);
-    }
     const int kv_head = w.batch * p.hkv + w.kv_head;
     auto load = [&](T* slots, const TensorMapBytes* map, unsigned long long* full, unsigned long long* empty,
                     int j) {
-      const int stage = j % kStages;
-      sm90::mbarrier_wait(&empty[stage], ((j / kStages) & 1) ^ 1);
+      const int slot = ring + j, stage = slot % kStages;
+      sm90::mbarrier_wait(&empty[stage], ((slot / kStages) & 1) ^ 1);
       sm90::mbarrier_arrive_expect_bytes(&full[stage], Cfg::kKvBytes);
 #pragma unroll
       for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
@@ -140,12 +148,34 @@ struct WgmmaMainloop {
                           (w.begin + j) * kBlockN, kv_head);
       }
     };
+    // The first K block goes first: its slot is free while the previous tile's epilogue still holds Q.
+    if (n_blocks > 0) load(k, &args.k, k_full, k_empty, 0);
+    if (tile_number > 0) sm90::mbarrier_wait(q_empty, (tile_number - 1) & 1);
+    if constexpr (Cfg::kScheduler == kDynamicScheduler) *tile_slot = index;
+    if (n_blocks > 0) {
+      // Q: packed rows are (query, head of the group) pairs, the 4-D map's {group, query} box fills them in
+      // that order; unpacked, the group extent is 1.
+      const int group_box = Cfg::kPack ? w.group : 1;
+      const int q_head = Cfg::kPack ? w.batch * p.hkv + w.kv_head : w.batch * p.hq + w.head;
+      sm90::mbarrier_arrive_expect_bytes(q_full, Cfg::kQBytes);
+#pragma unroll
+      for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
+        sm90::tma_load_4d(q + c * kBlockM * 64, &args.q, q_full, c * 64, 0, w.m0 / group_box, q_head);
+      }
+    } else {
+      sm90::mbarrier_arrive(q_full);  // an empty chunk of a split: nothing to load, the epilogue still runs
+    }
     // K runs one block ahead of V: the consumers' overlapped loop needs K(j+1) before V(j).
-    load(k, &args.k, k_full, k_empty, 0);
     for (int j = 0; j < n_blocks; ++j) {
       if (j + 1 < n_blocks) load(k, &args.k, k_full, k_empty, j + 1);
       load(v, &args.v, v_full, v_empty, j);
     }
+  }
+  // scheduler=dynamic: no tile is left; the consumers find -1 in the slot when q_full completes.
+  __device__ __forceinline__ void publish_end(int tile_number) const {
+    if (tile_number > 0) sm90::mbarrier_wait(q_empty, (tile_number - 1) & 1);
+    *tile_slot = -1;
+    sm90::mbarrier_arrive(q_full);
   }
 
   // ---- consumers
@@ -156,10 +186,18 @@ struct WgmmaMainloop {
   int local_row;  // the tile row of this thread's first row (its second is 8 below)
   int lane;
 
-  __device__ __forceinline__ void init_consumer() {
-    consumer = static_cast<int>(threadIdx.x) / 128 - 1;
-    lane = static_cast<int>(threadIdx.x) % 32;
-    local_row = consumer * 64 + (static_cast<int>(threadIdx.x) / 32 % 4) * 16 + lane / 4;
+  // The thread's warpgroup, lane and rows, from its index.
+  __device__ __forceinline__ void locate_thread() {
+    const int thread = sm90::thread_index();
+    consumer = thread / 128 - 1;
+    lane = thread % 32;
+    local_row = consumer * 64 + (thread / 32 % 4) * 16 + lane / 4;
+  }
+  // Called at the start of every tile. The thread index is read there (sm90::thread_index), not carried:
+  // in a persistent CTA's tile loop the compiler would otherwise compute what depends on it (the masking's
+  // and the stores' addresses) once, before the loop, and keep it live through every mainloop, into spills.
+  __device__ __forceinline__ void start_tile() {
+    locate_thread();
 #pragma unroll
     for (int dt = 0; dt < kDTiles; ++dt) o[dt][0] = o[dt][1] = o[dt][2] = o[dt][3] = 0.0f;
     row_max[0] = row_max[1] = -CUDART_INF_F;
@@ -230,7 +268,8 @@ struct WgmmaMainloop {
     for (int kc = 0; kc < kKeySteps; ++kc) probabilities_as_a<T>(pa[kc], s, kc);
   }
 
-  __device__ __forceinline__ void consume(const Tile& w, const AttentionParams& p) {
+  // Q has landed (q_full); `ring` as in produce().
+  __device__ __forceinline__ void consume(const Tile& w, const AttentionParams& p, int ring) {
     const int n_blocks = w.end - w.begin;
     if constexpr (Cfg::kPingpong) {
       // The first turn is warpgroup 0's: the last warpgroup hands it over as if it had just had one.
@@ -238,28 +277,27 @@ struct WgmmaMainloop {
     }
     if (n_blocks == 0) return;  // an empty chunk of a split: the epilogue writes an empty row
     const int unmasked = unmasked_blocks<kBlockN, Cfg::kCausal>(w, p.skv);
-    sm90::mbarrier_wait(q_full, 0);
     float s[kNTiles][4];
     unsigned pa[kKeySteps][4];
     float correction[2];
     if constexpr (Cfg::kOverlap) {
       // Prologue: block 0's scores and softmax.
-      sm90::mbarrier_wait(&k_full[0], 0);
+      sm90::mbarrier_wait(&k_full[ring % kStages], (ring / kStages) & 1);
       turn_begin();
-      issue_scores(s, 0);
+      issue_scores(s, ring % kStages);
       turn_end(false);
       sm90::wgmma_wait<0>();
       sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
-      release(k_empty, 0);
+      release(k_empty, ring % kStages);
       softmax_any(s, correction, w.begin, unmasked, w, p);
       to_a(pa, s);
       for (int j = 1; j < n_blocks; ++j) {
-        const int stage = j % kStages, previous = (j - 1) % kStages;
-        sm90::mbarrier_wait(&k_full[stage], (j / kStages) & 1);
+        const int stage = (ring + j) % kStages, previous = (ring + j - 1) % kStages;
+        sm90::mbarrier_wait(&k_full[stage], ((ring + j) / kStages) & 1);
         turn_begin();
         issue_scores(s, stage);  // S(j), while P(j-1) is still held in pa
         rescale_output(o, correction);
-        sm90::mbarrier_wait(&v_full[previous], ((j - 1) / kStages) & 1);
+        sm90::mbarrier_wait(&v_full[previous], ((ring + j - 1) / kStages) & 1);
         issue_pv(pa, previous);
         turn_end(false);
         sm90::wgmma_wait<1>();  // S(j) is done; P(j-1).V(j-1) may still run
@@ -272,9 +310,9 @@ struct WgmmaMainloop {
         release(v_empty, previous);
         to_a(pa, s);
       }
-      const int last = (n_blocks - 1) % kStages;
+      const int last = (ring + n_blocks - 1) % kStages;
       rescale_output(o, correction);
-      sm90::mbarrier_wait(&v_full[last], ((n_blocks - 1) / kStages) & 1);
+      sm90::mbarrier_wait(&v_full[last], ((ring + n_blocks - 1) / kStages) & 1);
       turn_begin();
       issue_pv(pa, last);
       turn_end(true);
@@ -284,8 +322,8 @@ struct WgmmaMainloop {
       release(v_empty, last);
     } else {
       for (int j = 0; j < n_blocks; ++j) {
-        const int stage = j % kStages;
-        const unsigned parity = (j / kStages) & 1;
+        const int stage = (ring + j) % kStages;
+        const unsigned parity = ((ring + j) / kStages) & 1;
         sm90::mbarrier_wait(&k_full[stage], parity);
         turn_begin();
         issue_scores(s, stage);
@@ -316,6 +354,7 @@ struct WgmmaMainloop {
   // fp32 workspace directly (store_rows), as in the mma.sync path.
   template <class AnyTile>
   __device__ __forceinline__ void epilogue(const AnyTile& w, const AttentionParams& p) {
+    locate_thread();  // again, rather than holding the row through the mainloop (start_tile)
     if (w.partial()) {
       store_rows<T, D>(w, p, o, row_max, row_sum, local_row, lane);
       return;
@@ -337,7 +376,7 @@ struct WgmmaMainloop {
     }
     sm90::named_barrier_sync(9 + consumer, 128);  // the warpgroup's rows are in shared memory
     constexpr int kRowChunks = D / 8;             // 16-byte chunks per row
-    const int thread = static_cast<int>(threadIdx.x) % 128;
+    const int thread = sm90::thread_index() % 128;
 #pragma unroll
     for (int i = 0; i < 64 * kRowChunks / 128; ++i) {
       const int index = i * 128 + thread;
@@ -349,6 +388,15 @@ struct WgmmaMainloop {
         *reinterpret_cast<uint4*>(static_cast<T*>(p.o) + out_row * D + chunk * 8) = value;
       }
     }
+  }
+
+  // The persistent schedulers: this warp is done with the Q tile (its rows are stored, its Q.K^T long
+  // done), so the producer may load the next tile's Q over it. The plain stores the epilogue made there
+  // are ordered before that TMA write (a different proxy) by the fence.
+  __device__ __forceinline__ void release_q() const {
+    sm90::fence_proxy_async_shared();
+    __syncwarp();
+    if (lane == 0) sm90::mbarrier_arrive(q_empty);
   }
 };
 
@@ -370,17 +418,65 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
     sm90::tma_prefetch_descriptor(&args.v);
   }
   __syncthreads();  // the last CTA-wide barrier: the producer leaves early
-  const typename Cfg::Tile w =
-      make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p);
+  constexpr bool kOneTile = Cfg::kScheduler == kGridScheduler;
   if (threadIdx.x < 128) {
     if constexpr (Cfg::kProducerRegs > 0) sm90::registers_decrease<Cfg::kProducerRegs>();
-    if (threadIdx.x == 0 && w.end > w.begin) mainloop.produce(args, w);
+    if (threadIdx.x != 0) return;
+    if constexpr (kOneTile) {
+      mainloop.produce(args, make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p),
+                       0, 0, 0);
+    } else {
+      // The host launches at most as many CTAs as there are tiles, so every CTA has its first.
+      const typename Cfg::Tiles tiles(p, p.b);
+      int index = blockIdx.x, ring = 0, tile_number = 0;
+      while (index < tiles.total) {
+        const typename Cfg::Tile w = tiles.at(p, index);
+        mainloop.produce(args, w, tile_number++, ring, index);
+        ring += w.end - w.begin;
+        if constexpr (Cfg::kScheduler == kPersistentScheduler) {
+          index += gridDim.x;
+        } else {
+          // Fetches count 0, 1, 2, ... over all CTAs; each CTA's last fetch is its first past the end, so
+          // the fetch that returns total - 1 is the launch's last: it leaves the counter at zero for the
+          // next launch.
+          const unsigned fetched = atomicAdd(p.counters, 1u);
+          if (fetched == static_cast<unsigned>(tiles.total - 1)) atomicExch(p.counters, 0u);
+          index = static_cast<int>(gridDim.x + fetched);
+        }
+      }
+      if constexpr (Cfg::kScheduler == kDynamicScheduler) mainloop.publish_end(tile_number);
+    }
     return;
   }
   if constexpr (Cfg::kProducerRegs > 0) sm90::registers_increase<Cfg::kConsumerRegs>();
-  mainloop.init_consumer();
-  mainloop.consume(w, p);
-  mainloop.epilogue(w, p);
+  if constexpr (kOneTile) {
+    const typename Cfg::Tile w =
+        make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p);
+    mainloop.start_tile();
+    sm90::mbarrier_wait(mainloop.q_full, 0);
+    mainloop.consume(w, p, 0);
+    mainloop.epilogue(w, p);
+  } else {
+    int index = blockIdx.x, ring = 0;
+    for (int tile_number = 0;; ++tile_number) {
+      const typename Cfg::Tiles tiles(p, sm90::opaque(p.b));  // per tile, as start_tile's thread index
+      if constexpr (Cfg::kScheduler == kPersistentScheduler) {
+        if (index >= tiles.total) break;
+        sm90::mbarrier_wait(mainloop.q_full, tile_number & 1);
+      } else {
+        sm90::mbarrier_wait(mainloop.q_full, tile_number & 1);
+        index = *mainloop.tile_slot;
+        if (index < 0) break;
+      }
+      const typename Cfg::Tile w = tiles.at(p, index);
+      mainloop.start_tile();
+      mainloop.consume(w, p, ring);
+      mainloop.epilogue(w, p);
+      mainloop.release_q();
+      ring += w.end - w.begin;
+      if constexpr (Cfg::kScheduler == kPersistentScheduler) index += gridDim.x;
+    }
+  }
   clock.stop_consumers(p, 128, Cfg::kConsumers * 128);
 #else
   __trap();  // mma=wgmma is sm_90a code; the host rules never launch it elsewhere
@@ -389,10 +485,8 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
 
 }  // namespace evotune_attention
 
-template <typename T, int D, int kBlockM, int kBlockN, int kStages, int kPingpong, int kOverlap, int kProducerRegs,
-          int kSplits, bool kPack, bool kCausal>
-__global__ void __launch_bounds__((kBlockM / 64 + 1) * 128, 1)
+template <class Tunables>
+__global__ void __launch_bounds__(evotune_wgmma::threads(Tunables::block_m), 1)
     attention_fwd_wgmma(const __grid_constant__ TmaAttentionParams args) {
-  evotune_attention::attention_forward_wgmma<evotune_attention::WgmmaConfig<
-      T, D, kBlockM, kBlockN, kStages, kPingpong, kOverlap, kProducerRegs, kSplits, kPack, kCausal>>(args);
+  evotune_attention::attention_forward_wgmma<evotune_attention::WgmmaConfig<Tunables>>(args);
 }

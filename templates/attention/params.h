@@ -14,9 +14,10 @@ struct AttentionParams {
   // reads them. Sized by the host's launch plan (attention_family.h).
   float* partial_o;
   float* partial_lse;
-  // combine=last_cta: one counter per query tile (zero between launches): the chunk that finishes last
-  // merges the tile's rows itself, instead of a second kernel.
-  unsigned* split_counters;
+  // Counters in the workspace (zero between launches; each launch leaves them at zero): combine=last_cta,
+  // one per query tile, so that the chunk that finishes last merges the tile's rows itself instead of a
+  // second kernel; scheduler=dynamic (wgmma), one, from which the CTAs draw their next tiles.
+  unsigned* counters;
   int b, hq, hkv, sq, skv;
   int splits;           // K/V chunks per (query tile, head, batch): the launch plan's, 1 = no split
   float softmax_scale;  // multiplies Q.K before the softmax; usually 1/sqrt(d)

@@ -65,6 +65,12 @@ __device__ __forceinline__ void tma_load_3d(void* smem, const TensorMapBytes* ma
       : "memory");
 }
 
+// Orders this thread's generic-proxy shared-memory accesses before later async-proxy (TMA) ones: a TMA copy
+// may overwrite shared memory this thread last wrote with plain stores only after it.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
 // --- Named barriers (ids 1..15; 0 is __syncthreads): `threads` of the CTA, a multiple of 32, meet.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
@@ -114,6 +120,19 @@ template <int N>
 __device__ __forceinline__ void hold_registers(unsigned (&r)[N]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+
+// threadIdx.x, read where it is called: a volatile read is not moved out of a loop (see opaque).
+__device__ __forceinline__ int thread_index() {
+  int index;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(index));
+  return index;
+}
+// The value unchanged, but opaque to the compiler: what is computed from it cannot be hoisted above this
+// point (out of a loop), where its registers would stay live.
+__device__ __forceinline__ int opaque(int value) {
+  asm volatile("" : "+r"(value));
+  return value;
 }
 
 }  // namespace evotune_attention::sm90

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Compiles a grid of mma=wgmma configs for sm_90a (no GPU needed) and writes, per config, the spilled bytes
+# ptxas reported: the data behind excluded_by_default's wgmma rule (attention_family.cpp), and the fixture
+# tests/data/wgmma_spills_sm90a.txt that AttentionWgmma.CertainSpillRuleMatchesTheSweep reads.
+#   scripts/wgmma_spill_sweep.sh [BUILD_DIR] > tests/data/wgmma_spills_sm90a.txt
+# Columns: d block_m block_n producer_regs overlap spilled_store_bytes ("invalid": refused by the rules;
+# "error": no CUBIN, ptxas gave up for want of registers). Causal bf16, grid scheduler, unsplit;
+# pingpong where there are two consumer warpgroups.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+evotune="${1:-build}/cli/evotune"
+cache="$(mktemp -d)"
+trap 'rm -rf "$cache"' EXIT
+one() {
+  local d=$1 bm=$2 bn=$3 pr=$4 ov=$5 pp=off
+  [ "$bm" -ge 128 ] && pp=on
+  local out
+  out=$("$evotune" --cache-dir "$cache" compile --problem "b=1,hq=8,sq=2048,d=$d,causal=1,dtype=bf16" --target sm_90a \
+    --config "mma=wgmma,block_m=$bm,block_n=$bn,stages=2,producer_regs=$pr,overlap=$ov,pingpong=$pp" 2>&1 || true)
+  local stored
+  stored=$(sed -n 's/^ *spills *\([0-9]*\) B stored.*/\1/p' <<<"$out")
+  grep -q "is invalid for" <<<"$out" && stored=invalid  # the rules refuse it (shared memory)
+  echo "$d $bm $bn $pr $([ "$ov" = on ] && echo 1 || echo 0) ${stored:-error}"
+}
+export -f one
+export evotune cache
+echo "# scripts/wgmma_spill_sweep.sh: d block_m block_n producer_regs overlap spilled_store_bytes (sm_90a)"
+for d in 64 128; do for bm in 64 128 192; do for bn in 64 96 128 144 160 176 192; do
+  for pr in 0 24 32; do for ov in on off; do
+    [ "$bm" -eq 64 ] && [ "$pr" -ne 0 ] && continue
+    echo "$d $bm $bn $pr $ov"
+  done; done
+done; done; done | xargs -P "$(nproc)" -L1 bash -c 'one "$@"' _ | sort -n -k1 -k2 -k3 -k4 -k5

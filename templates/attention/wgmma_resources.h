@@ -1,0 +1,57 @@
+#pragma once
+// mma=wgmma's resource arithmetic, written once and compiled by both compilers: by NVRTC into
+// mainloop_wgmma.cuh (the shared-memory carve-up, the setmaxnreg counts) and by the host compiler into the
+// validity rules and the launch plan (attention_family.cpp). Only plain arithmetic here, no CUDA types.
+#if defined(__CUDACC__)
+#define EVOTUNE_WGMMA_CONSTEXPR __host__ __device__ constexpr
+#else
+#define EVOTUNE_WGMMA_CONSTEXPR constexpr
+#endif
+
+namespace evotune_wgmma {
+
+// A CTA is one producer warpgroup and block_m / 64 consumer warpgroups.
+EVOTUNE_WGMMA_CONSTEXPR int consumers(int block_m) { return block_m / 64; }
+EVOTUNE_WGMMA_CONSTEXPR int threads(int block_m) { return (consumers(block_m) + 1) * 128; }
+
+// Registers per thread the launch gives (__launch_bounds__(threads, 1)): the register file shared by the
+// CTA's threads, in steps of 8, at most 248 where setmaxnreg is used (its largest count is 256 minus
+// the 8 it reserves).
+EVOTUNE_WGMMA_CONSTEXPR int launch_registers(int block_m) {
+  return (65536 / threads(block_m)) / 8 * 8 > 248 ? 248 : (65536 / threads(block_m)) / 8 * 8;
+}
+
+// Registers per consumer thread. With producer_regs > 0 (setmaxnreg) the producer warpgroup keeps that
+// many and the consumers share the rest, in multiples of 8, at most 256; without it each thread has what
+// the launch gives, 255 at most.
+EVOTUNE_WGMMA_CONSTEXPR int consumer_registers(int block_m, int producer_regs) {
+  return producer_regs == 0
+             ? (threads(block_m) <= 256 ? 255 : launch_registers(block_m))
+             : ((launch_registers(block_m) * threads(block_m) - producer_regs * 128) / (consumers(block_m) * 128)) /
+                           8 * 8 >
+                       256
+                   ? 256
+                   : ((launch_registers(block_m) * threads(block_m) - producer_regs * 128) /
+                      (consumers(block_m) * 128)) /
+                         8 * 8;
+}
+
+// Shared memory, in bytes from a 1024-aligned base (the 128-byte swizzle's atoms must be aligned): Q, the
+// `stages` K slots, the `stages` V slots (dense 128-byte-swizzled rows of 2-byte elements), then the
+// mbarriers: Q's full and empty, a full and an empty per K and per V slot, and the tile index the
+// producer hands the consumers (scheduler=dynamic). The allocation asks for 1 KiB more, the slack of
+// aligning its base.
+EVOTUNE_WGMMA_CONSTEXPR int q_bytes(int block_m, int d) { return block_m * d * 2; }
+EVOTUNE_WGMMA_CONSTEXPR int kv_bytes(int block_n, int d) { return block_n * d * 2; }
+EVOTUNE_WGMMA_CONSTEXPR int barrier_offset(int block_m, int block_n, int stages, int d) {
+  return q_bytes(block_m, d) + 2 * stages * kv_bytes(block_n, d);
+}
+EVOTUNE_WGMMA_CONSTEXPR int barriers(int stages) { return 2 + 4 * stages; }
+EVOTUNE_WGMMA_CONSTEXPR int tile_slot_offset(int block_m, int block_n, int stages, int d) {
+  return barrier_offset(block_m, block_n, stages, d) + barriers(stages) * 8;
+}
+EVOTUNE_WGMMA_CONSTEXPR int shared_bytes(int block_m, int block_n, int stages, int d) {
+  return 1024 + tile_slot_offset(block_m, block_n, stages, d) + 8;
+}
+
+}  // namespace evotune_wgmma
