@@ -116,7 +116,7 @@ struct WgmmaMainloop {
 
   __device__ __forceinline__ void init_barriers() const {
     sm90::mbarrier_init(q_full, 1);
-    sm90::mbarrier_init(q_empty, 4 * Cfg::kConsumers);  // lane 0 of every consumer warp
+    sm90::mbarrier_init(q_empty, 128 * Cfg::kConsumers);  // every consumer thread
 #pragma unroll
     for (int s = 0; s < kStages; ++s) {
       sm90::mbarrier_init(&k_full[s], 1);
@@ -390,13 +390,14 @@ struct WgmmaMainloop {
     }
   }
 
-  // The persistent schedulers: this warp is done with the Q tile (its rows are stored, its Q.K^T long
+  // The persistent schedulers: this thread is done with the Q tile (its rows are stored, its Q.K^T long
   // done), so the producer may load the next tile's Q over it. The plain stores the epilogue made there
-  // are ordered before that TMA write (a different proxy) by the fence.
+  // are ordered before that TMA write (a different proxy) by the fence. Every thread arrives for itself:
+  // with one arrival per warp after __syncwarp, compute-sanitizer's racecheck reported the next tile's
+  // epilogue writes as racing with this tile's reads (probe/call5).
   __device__ __forceinline__ void release_q() const {
     sm90::fence_proxy_async_shared();
-    __syncwarp();
-    if (lane == 0) sm90::mbarrier_arrive(q_empty);
+    sm90::mbarrier_arrive(q_empty);
   }
 };
 
