@@ -240,6 +240,9 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   const Config prefill = heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128,causal=1"), h100);
   EXPECT_EQ(prefill.at("block_m"), 128);
   EXPECT_EQ(prefill.at("pack_gqa"), 0);
+  // d=64 on sm_90: 192-row wgmma tiles, or 128-row ones where those fill the waves clearly better.
+  EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=2048,d=64,dtype=bf16"), h100).at("block_m"), 192);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=3,hq=12,sq=777,d=64,dtype=bf16"), h100).at("block_m"), 128);
   // Valid, and inside the default search space, across shapes, head dims, dtypes and GPUs.
   for (const char* target : {"sm_90a", "sm_80", "sm_86"}) {
     const DeviceLimits limits = DeviceLimits::for_target(runtime::Target::parse(target));
