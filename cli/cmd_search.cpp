@@ -310,31 +310,25 @@ void record_baselines(evidence::Store& store, std::int64_t run_id, search::Worke
     fmt::print(stderr, "search: unreadable baselines from the worker ({}); the run has none\n", e.what());
     return;
   }
-  for (const evidence::BaselineRecord& record : measured) {
-    store.record_baseline(run_id, record);
-    if (record.median_us) {
-      fmt::print(stderr, "search: baseline {}: {:.1f} us ({:.1f} TFLOP/s)\n", record.name, *record.median_us,
-                 record.tflops.value_or(0));
+  // Recorded and said as each arrives: a timed baseline, a peak, or a library backend that did not run.
+  auto record = [&](const evidence::BaselineRecord& b) {
+    store.record_baseline(run_id, b);
+    if (b.median_us) {
+      fmt::print(stderr, "search: baseline {}: {:.1f} us ({:.1f} TFLOP/s)\n", b.name, *b.median_us, b.tflops.value_or(0));
+    } else if (b.tflops || b.gbps) {
+      fmt::print(stderr, "search: {}: {:.0f} {}\n", b.name, b.tflops ? *b.tflops : *b.gbps, b.tflops ? "TFLOP/s" : "GB/s");
     } else {
-      fmt::print(stderr, "search: {}: {:.0f} {}\n", record.name, record.tflops ? *record.tflops : record.gbps.value_or(0),
-                 record.tflops ? "TFLOP/s" : "GB/s");
+      fmt::print(stderr, "search: baseline {}: no time ({})\n", b.name, b.detail_json);
     }
-  }
+  };
+  for (const evidence::BaselineRecord& b : measured) record(b);
   if (!library) return;
   fmt::print(stderr, "search: timing PyTorch SDPA (flash, cuDNN) on device {} (--library-baseline off skips)\n", device);
   harness::LibraryBaselineOptions options;
   options.device = device;
   const harness::LibraryBaselines sdpa = harness::measure_library_baselines(problem, options);
   if (!sdpa.unavailable.empty()) fmt::print(stderr, "search: no library baseline: {}\n", sdpa.unavailable);
-  for (const evidence::BaselineRecord& record : sdpa.records) {
-    store.record_baseline(run_id, record);
-    if (record.median_us) {
-      fmt::print(stderr, "search: baseline {}: {:.1f} us ({:.1f} TFLOP/s)\n", record.name, *record.median_us,
-                 record.tflops.value_or(0));
-    } else {
-      fmt::print(stderr, "search: baseline {}: no time ({})\n", record.name, record.detail_json);
-    }
-  }
+  for (const evidence::BaselineRecord& b : sdpa.records) record(b);
 }
 
 // DESIGN.md: "the final winner is confirmed by re-timing the top few configs interleaved". A GPU's state
