@@ -525,6 +525,42 @@ TEST(AttentionWgmma, PersistentSchedulersLaunchOneCtaPerSmAndDynamicHasItsCounte
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(params.counters), 0x10000u + split_workspace_bytes(big, 3));
 }
 
+// scheduler=stream_k launches a CTA on every SM, also for fewer tiles than SMs (the whole problem is then
+// the tail, cut over all of them), with two partial slots of block_m rows per CTA at the workspace's start and
+// a counter per possible tail tile after them; it is its own split, and its 32-bit arithmetic has a limit.
+TEST(AttentionWgmma, StreamKLaunchesEverySmWithTwoSlotsPerCta) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  const std::string base = "mma=wgmma,block_m=128,block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32";
+  for (const char* text : {"b=4,hq=16,sq=4096,d=128", "b=1,hq=4,sq=300,skv=5000,d=128,causal=1"}) {
+    const Problem p = Problem::parse(text);
+    const Config c = parse_config(base + ",scheduler=stream_k");
+    ASSERT_EQ(invalid_reason(c, p, h100), std::nullopt) << text;
+    const LaunchPlan plan = launch_plan(c, p, h100);
+    EXPECT_EQ(plan.kernel.grid[0], 132u) << text;
+    EXPECT_EQ(plan.kernel.grid[1] * plan.kernel.grid[2], 1u);
+    EXPECT_EQ(plan.stream_k_slots, 264u);
+    EXPECT_EQ(plan.slot_rows, 128);
+    EXPECT_EQ(plan.counters, 132u);
+    const std::size_t slot_bytes = 264u * 128u * (128u + 1u) * 4u;
+    EXPECT_EQ(plan.workspace_bytes, slot_bytes + 132u * 4u);
+    AttentionParams params{};
+    params.b = p.b, params.hq = p.hq, params.hkv = p.hkv, params.sq = p.sq, params.skv = p.skv;
+    bind_workspace(params, plan, p.d, 0x10000);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(params.partial_o), 0x10000u);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(params.partial_lse), 0x10000u + 264u * 128u * 128u * 4u);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(params.counters), 0x10000u + slot_bytes);
+    EXPECT_EQ(params.splits, 1);
+  }
+  const Problem p = Problem::parse("b=4,hq=16,sq=4096,d=128");
+  EXPECT_NE(invalid_reason(parse_config(base + ",scheduler=stream_k,splits=2"), p, h100), std::nullopt);
+  EXPECT_NE(invalid_reason(parse_config(base + ",scheduler=stream_k,splits=auto"), p, h100), std::nullopt);
+  // 133 x 132 x ceil(skv / 128) blocks past 2^31: refused, with the reason.
+  const Problem long_kv = Problem::parse("b=1,hq=1,sq=128,skv=16000000,d=128");
+  const std::optional<std::string> why = invalid_reason(parse_config(base + ",scheduler=stream_k"), long_kv, h100);
+  ASSERT_NE(why, std::nullopt);
+  EXPECT_NE(why->find("32-bit"), std::string::npos) << *why;
+}
+
 // The kernel's template argument is one struct with every tunable by name, so the kernel reads each by name
 // and a new tunable needs no positional list kept in step on both sides.
 TEST(AttentionWgmma, TheKernelReadsEveryTunableByNameFromOneStruct) {

@@ -88,7 +88,11 @@ void expect_cases_match_reference(GpuFixture& f, const std::vector<CheckedCase>&
     if (config.at("splits") != 1) {
       EXPECT_GT(kernel.plan().splits, 1) << c.problem << " | " << c.config << ": no split ran";
     }
-    if (config.at("scheduler") != attention::kGridScheduler) {
+    if (config.at("scheduler") == attention::kStreamKScheduler) {
+      // A tail must exist, or the case tests only the whole tiles.
+      EXPECT_NE(attention::unsplit_ctas(config, p) % kernel.plan().kernel.grid[0], 0)
+          << c.problem << " | " << c.config << ": no stream-K tail";
+    } else if (config.at("scheduler") != attention::kGridScheduler) {
       // Some persistent CTAs must walk more than one tile, or the case tests only the first.
       EXPECT_GT(attention::unsplit_ctas(config, p) * kernel.plan().splits,
                 static_cast<long long>(kernel.plan().kernel.grid[0]))
@@ -446,6 +450,21 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        two + "block_n=96,stages=2,overlap=on,pack_gqa=on,producer_regs=24,scheduler=persistent"},
       {"b=3,hq=24,sq=700,skv=700,d=128,causal=0,dtype=fp16",
        two + "block_n=176,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=dynamic"},
+      // stream_k: whole tiles then a tail cut over every SM, merged by the last piece: non-causal with a tail
+      // of 124 tiles; causal GQA tails (costs vary); fewer tiles than SMs (all tail, many pieces per tile);
+      // packed GQA; one consumer warpgroup; fewer iterations than SMs (most CTAs idle)
+      {"b=2,hq=16,sq=1000,skv=1000,d=128,causal=0,dtype=fp16",
+       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,scheduler=stream_k"},
+      {"b=2,hq=16,hkv=4,sq=1111,skv=1111,d=128,causal=1,dtype=bf16",
+       two + "block_n=112,stages=2,overlap=on,pingpong=on,producer_regs=32,scheduler=stream_k"},
+      {"b=1,hq=4,sq=300,skv=5000,d=128,causal=1,dtype=fp16",
+       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=40,scheduler=stream_k"},
+      {"b=8,hq=32,hkv=8,sq=77,skv=901,d=64,causal=0,dtype=bf16",
+       two + "block_n=96,stages=2,overlap=on,pack_gqa=on,producer_regs=32,scheduler=stream_k"},
+      {"b=3,hq=12,sq=777,skv=777,d=64,causal=1,dtype=bf16",
+       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=3,overlap=on,scheduler=stream_k"},
+      {"b=1,hq=2,sq=128,skv=256,d=64,causal=0,dtype=bf16",
+       "mma=wgmma,block_m=64,warps=8,block_n=128,stages=2,overlap=off,scheduler=stream_k"},
   };
   expect_cases_match_reference(f, cases, 31);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's
@@ -454,15 +473,18 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
   harness::AttentionWorkspace ws(p, f.compiler, f.target, 5, f.stream);
   AttentionLauncherOptions options;
   options.cache_dir = f.cache_dir.path();
-  // scheduler=dynamic: the launcher's workspace holds the tile counter, which every launch leaves at zero.
-  const AttentionLauncher launcher(
-      two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=dynamic", p.d, p.causal,
-      p.dtype == attention::DType::bf16, options);
-  for (int launch = 0; launch < 2; ++launch) {
-    ws.poison_outputs(f.stream);
-    launcher.launch(AttentionShape{p.b, p.hq, p.hkv, p.sq, p.skv, p.d, p.causal, true}, ws.q().get(), ws.k().get(),
-                    ws.v().get(), ws.o().get(), f.stream.get(), ws.lse().get());
-    const harness::AttentionCheck check = ws.check(f.stream, true);
-    EXPECT_TRUE(check.passed) << "launcher, launch " << launch << ": " << check.reason;
+  // scheduler=dynamic: the launcher's workspace holds the tile counter, which every launch leaves at zero;
+  // stream_k: its partial slots and per-tail-tile counters, which the merging CTAs leave at zero.
+  for (const char* scheduler : {"dynamic", "stream_k"}) {
+    const AttentionLauncher launcher(
+        two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,scheduler=" + scheduler, p.d, p.causal,
+        p.dtype == attention::DType::bf16, options);
+    for (int launch = 0; launch < 2; ++launch) {
+      ws.poison_outputs(f.stream);
+      launcher.launch(AttentionShape{p.b, p.hq, p.hkv, p.sq, p.skv, p.d, p.causal, true}, ws.q().get(),
+                      ws.k().get(), ws.v().get(), ws.o().get(), f.stream.get(), ws.lse().get());
+      const harness::AttentionCheck check = ws.check(f.stream, true);
+      EXPECT_TRUE(check.passed) << "launcher, " << scheduler << ", launch " << launch << ": " << check.reason;
+    }
   }
 }

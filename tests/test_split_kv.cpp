@@ -212,3 +212,81 @@ TEST(SplitKv, EmulatedSplitAndCombineMatchTheFp64Reference) {
   }
   EXPECT_GT(empty_total, 0) << "some case must leave chunks empty";
 }
+
+// scheduler=stream_k's tail (split_kv.h): the pieces of the CTAs' ranges cover every iteration of every tail
+// tile exactly once, in order; a tile is whole (slot -1) exactly when one CTA holds it; each partial piece has
+// its own slot; and the merging CTA's enumeration (first/last CTA, skipping empty ranges, stream_k_slot) finds
+// exactly the slots the pieces wrote. Uniform costs (non-causal), varying ones (causal, some zero-key tiles
+// costing 1), fewer iterations than CTAs (empty ranges), and fewer tiles than CTAs.
+TEST(SplitKv, StreamKPiecesCoverTheTailOnceAndTheMergeFindsThem) {
+  struct Case {
+    std::vector<int> costs;
+    int ctas;
+    bool uniform;
+  };
+  std::vector<Case> cases = {
+      {std::vector<int>(68, 24), 132, true},   // b4 hq16 s4096 block_n=176: 2048 tiles, 68 in the tail
+      {std::vector<int>(124, 8), 132, true},   // almost a full wave
+      {std::vector<int>(1, 3), 132, true},     // fewer iterations than CTAs
+      {std::vector<int>(12, 40), 132, true},   // fewer tiles than CTAs: all of them the tail
+      {std::vector<int>(5, 1), 3, true},
+  };
+  std::vector<int> causal;
+  for (int t = 0; t < 100; ++t) causal.push_back(1 + (31 - t % 32));  // longest first, per head
+  cases.push_back({causal, 132, false});
+  cases.push_back({{1, 1, 5, 2, 9, 1}, 132, false});
+  cases.push_back({{7, 3, 1, 12}, 5, false});
+  for (const Case& c : cases) {
+    const int tiles = static_cast<int>(c.costs.size());
+    int iterations = 0;
+    for (int cost : c.costs) iterations += cost;
+    const auto cost = [&](int t) { return c.costs[static_cast<std::size_t>(t)]; };
+    // Per tile: the iterations seen, the slots written and the pieces.
+    std::vector<std::vector<int>> seen(c.costs.size());
+    std::vector<std::vector<int>> slots(c.costs.size());
+    std::vector<int> pieces(c.costs.size(), 0), prefix_of(c.costs.size(), -1);
+    std::vector<int> slot_uses(static_cast<std::size_t>(2 * c.ctas), 0);
+    for (int t = 0; t < tiles; ++t) seen[static_cast<std::size_t>(t)].assign(static_cast<std::size_t>(c.costs[t]), 0);
+    for (int cta = 0; cta < c.ctas; ++cta) {
+      evotune_split::StreamKPiece piece{};
+      for (int k = 0; evotune_split::stream_k_piece(cost, c.uniform ? c.costs[0] : 0, iterations, c.ctas, cta, k, piece);
+           ++k) {
+        ASSERT_GE(piece.tile, 0);
+        ASSERT_LT(piece.tile, tiles);
+        const std::size_t t = static_cast<std::size_t>(piece.tile);
+        ASSERT_LT(piece.begin, piece.end);
+        ASSERT_LE(piece.end, c.costs[t]);
+        for (int i = piece.begin; i < piece.end; ++i) ++seen[t][static_cast<std::size_t>(i)];
+        ++pieces[t];
+        prefix_of[t] = piece.prefix;
+        if (piece.slot >= 0) {
+          EXPECT_TRUE(piece.slot == 2 * cta || piece.slot == 2 * cta + 1);
+          EXPECT_EQ(piece.slot, evotune_split::stream_k_slot(iterations, c.ctas, cta, piece.prefix));
+          ++slot_uses[static_cast<std::size_t>(piece.slot)];
+          slots[t].push_back(piece.slot);
+        }
+      }
+    }
+    for (int t = 0; t < tiles; ++t) {
+      const std::size_t i = static_cast<std::size_t>(t);
+      for (int n : seen[i]) ASSERT_EQ(n, 1) << "tile " << t << " of " << tiles << ", " << c.ctas << " CTAs";
+      // Whole exactly when one piece.
+      EXPECT_EQ(slots[i].empty(), pieces[i] == 1) << "tile " << t;
+      // The merge's enumeration.
+      const int first = evotune_split::stream_k_first_cta(iterations, c.ctas, prefix_of[i]);
+      const int last = evotune_split::stream_k_last_cta(iterations, c.ctas, prefix_of[i], c.costs[i]);
+      std::vector<int> found;
+      for (int cta = first; cta <= last; ++cta) {
+        if (evotune_split::stream_k_start(iterations, c.ctas, cta) ==
+            evotune_split::stream_k_start(iterations, c.ctas, cta + 1))
+          continue;
+        found.push_back(evotune_split::stream_k_slot(iterations, c.ctas, cta, prefix_of[i]));
+      }
+      EXPECT_EQ(static_cast<int>(found.size()), pieces[i]) << "tile " << t;
+      if (pieces[i] > 1) {
+        EXPECT_EQ(found, slots[i]) << "tile " << t;
+      }
+    }
+    for (int uses : slot_uses) EXPECT_LE(uses, 1) << "a slot written twice";
+  }
+}

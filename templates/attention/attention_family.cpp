@@ -85,11 +85,13 @@ const std::vector<Parameter>& parameters() {
        "get the rest. none: no reallocation",
        std::pair<int, std::string>{0, "none"}},
       {"scheduler",
-       {kGridScheduler, kPersistentScheduler, kDynamicScheduler},
-       {"grid", "persistent", "dynamic"},
+       {kGridScheduler, kPersistentScheduler, kDynamicScheduler, kStreamKScheduler},
+       {"grid", "persistent", "dynamic", "stream_k"},
        "wgmma: one CTA per work tile (grid), or one CTA per SM walking the tiles, in a fixed stride "
-       "(persistent) or drawing each next tile from an atomic counter (dynamic); the persistent ones load the "
-       "next tile under the previous one's epilogue"},
+       "(persistent), drawing each next tile from an atomic counter (dynamic), or in a fixed stride while "
+       "every SM has a whole tile and then cutting the leftover tiles' K/V blocks evenly over all SMs, the "
+       "last piece of each tile merging them (stream_k); the persistent ones load the next tile under the "
+       "previous one's epilogue"},
   };
   return params;
 }
@@ -336,6 +338,16 @@ std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& 
   }
   if (c.at("splits") != 1 && c.at("combine") != kCombineKernel) {
     return "mma=wgmma merges split-KV chunks with the combine kernel (combine=kernel)";
+  }
+  if (c.at("scheduler") == kStreamKScheduler) {
+    if (c.at("splits") != 1) return "scheduler=stream_k cuts the K/V ranges of the tail itself (splits=1)";
+    // split_kv.h's stream-K arithmetic is 32-bit: (CTAs + 1) x the tail's K/V blocks (under CTAs tiles of
+    // at most ceil(skv / block_n) blocks each) must stay below 2^31.
+    const long long blocks = (static_cast<long long>(p.skv) + c.at("block_n") - 1) / c.at("block_n");
+    if ((static_cast<long long>(limits.sm_count) + 1) * limits.sm_count * blocks >= (1LL << 31)) {
+      return fmt::format("scheduler=stream_k: skv={} is too long for its 32-bit tail arithmetic on {} SMs", p.skv,
+                         limits.sm_count);
+    }
   }
   return std::nullopt;
 }
@@ -649,7 +661,12 @@ void bind_workspace(AttentionParams& params, const LaunchPlan& plan, int head_di
   params.partial_lse = nullptr;
   params.counters = nullptr;
   std::size_t partial_bytes = 0;
-  if (plan.splits > 1) {
+  if (plan.stream_k_slots > 0) {
+    const std::size_t rows = plan.stream_k_slots * static_cast<std::size_t>(plan.slot_rows);
+    params.partial_o = reinterpret_cast<float*>(workspace);
+    params.partial_lse = params.partial_o + rows * head_dim;
+    partial_bytes = rows * (head_dim + 1) * 4;
+  } else if (plan.splits > 1) {
     const std::size_t rows = static_cast<std::size_t>(params.b) * params.hq * params.sq;
     params.partial_o = reinterpret_cast<float*>(workspace);
     params.partial_lse = params.partial_o + static_cast<std::size_t>(plan.splits) * rows * head_dim;
@@ -736,6 +753,15 @@ LaunchPlan launch_plan(const Config& c, const Problem& p, const DeviceLimits& li
     const long long tiles = static_cast<long long>(plan.kernel.grid[0]) * plan.kernel.grid[1] * plan.kernel.grid[2];
     plan.kernel.grid[0] = static_cast<unsigned>(std::min<long long>(tiles, limits.sm_count));
     plan.kernel.grid[1] = plan.kernel.grid[2] = 1;
+    if (c.at("scheduler") == kStreamKScheduler) {
+      // Every SM, also when there are fewer tiles than SMs (then all of them are the tail, cut over all SMs:
+      // split-KV chosen by the kernel). Two partial slots per CTA, a counter per tail tile (fewer than CTAs).
+      plan.kernel.grid[0] = static_cast<unsigned>(limits.sm_count);
+      plan.stream_k_slots = 2 * static_cast<std::size_t>(limits.sm_count);
+      plan.slot_rows = c.at("block_m");
+      plan.workspace_bytes = plan.stream_k_slots * static_cast<std::size_t>(plan.slot_rows) * (p.d + 1) * 4;
+      plan.counters = static_cast<std::size_t>(limits.sm_count);
+    }
   }
   plan.kernel.block[0] = static_cast<unsigned>(threads(c));
   plan.kernel.dynamic_shared_bytes = static_cast<unsigned>(shared_bytes(c, p));

@@ -21,7 +21,7 @@ enum Barrier { kFullBarrier = 0, kLightBarrier = 1 };
 enum SmemLayout { kPaddedLayout = 0, kSwizzledLayout = 1 };
 enum QFragments { kQInSharedMemory = 0, kQInRegisters = 1 };
 enum Combine { kCombineKernel = 0, kCombineLastCta = 1 };
-enum Scheduler { kGridScheduler = 0, kPersistentScheduler = 1, kDynamicScheduler = 2 };  // mainloop_wgmma.cuh's
+enum Scheduler { kGridScheduler = 0, kPersistentScheduler = 1, kDynamicScheduler = 2, kStreamKScheduler = 3 };  // mainloop_wgmma.cuh's
 constexpr int kAutoSplits = 0;  // splits=auto: the launch plan picks the count (auto_splits)
 // The split workspace a config may ask for (rule); a larger one would be a GPU-memory hazard, not a speedup.
 constexpr std::size_t kMaxSplitWorkspaceBytes = std::size_t{1} << 30;
@@ -90,8 +90,12 @@ struct LaunchPlan {
   runtime::LaunchGeometry kernel;
   int splits = 1;
   std::optional<runtime::LaunchGeometry> combine;  // when splits > 1 and combine=kernel
-  std::size_t workspace_bytes = 0;  // split partials, then counters; must be zeroed when allocated
-  std::size_t counters = 0;  // at the workspace's end: combine=last_cta's per tile, scheduler=dynamic's one
+  std::size_t workspace_bytes = 0;  // split partials (or stream_k slots), then counters; zeroed when allocated
+  // At the workspace's end: combine=last_cta's per tile, scheduler=dynamic's one, stream_k's per tail tile.
+  std::size_t counters = 0;
+  // scheduler=stream_k: partial-piece slots (two per CTA) of slot_rows rows each, at the workspace's start.
+  std::size_t stream_k_slots = 0;
+  int slot_rows = 0;
 };
 LaunchPlan launch_plan(const Config& config, const Problem& problem, const DeviceLimits& limits);
 // Whether a loaded combine kernel may be launched as a programmatic dependent launch: its code is for sm_90

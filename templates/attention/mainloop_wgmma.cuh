@@ -17,8 +17,11 @@
 // Which tiles a CTA computes is the `scheduler` tunable: grid (one CTA per work tile, as the other
 // mainloops), persistent (one CTA per SM walks the tiles in grid order with a stride of the grid size) or
 // dynamic (one CTA per SM; each next tile from an atomic counter, so CTAs that drew short causal tiles
-// take more). With either persistent scheduler the producer loads the next tile's first K block and, once
-// every consumer has stored its rows, its Q tile, while the consumers finish the previous tile.
+// take more), or stream_k (one CTA per SM walks whole tiles a grid stride apart while every CTA has one;
+// the K/V blocks of the tiles left over, the tail that would leave most SMs idle, are cut evenly over all
+// CTAs, and the CTA finishing a tile's last piece merges its pieces: split_kv.h). With each persistent
+// scheduler the producer loads the next tile's first K block and, once every consumer has stored its rows,
+// its Q tile, while the consumers finish the previous tile.
 // Shared memory holds every tile in TMA's 128-byte swizzle: 64-column blocks of 128-byte rows, the layout
 // wgmma's descriptors read (sm90.cuh). Padded keys past skv are zero-filled by TMA and masked to -inf by the
 // softmax whatever they hold; padded query rows are computed and never stored.
@@ -31,7 +34,7 @@
 
 namespace evotune_attention {
 
-enum Scheduler { kGridScheduler = 0, kPersistentScheduler = 1, kDynamicScheduler = 2 };
+enum Scheduler { kGridScheduler = 0, kPersistentScheduler = 1, kDynamicScheduler = 2, kStreamKScheduler = 3 };
 
 // The kernel's configuration, read by name from `Tunables`, the struct the host generates for each compile
 // (attention_family.cpp's compile_request): the family's tunables, each a `static constexpr int` named as
@@ -63,7 +66,9 @@ struct WgmmaConfig {
   static_assert(!kPingpong || kConsumers >= 2, "pingpong needs two consumer warpgroups");
   static_assert(kProducerRegs == 0 || (kProducerRegs >= 24 && kProducerRegs % 8 == 0 && kConsumers >= 2),
                 "setmaxnreg takes multiples of 8 from 24");
-  static_assert(kScheduler >= kGridScheduler && kScheduler <= kDynamicScheduler, "grid, persistent or dynamic");
+  static_assert(kScheduler >= kGridScheduler && kScheduler <= kStreamKScheduler,
+                "grid, persistent, dynamic or stream_k");
+  static_assert(kScheduler != kStreamKScheduler || kSplits == 1, "stream_k splits the tail itself");
 
   // Shared memory (wgmma_resources.h, which the host's rules read too): Q, the K slots, the V slots, the
   // mbarriers, the tile index.
@@ -92,7 +97,17 @@ struct WgmmaMainloop {
   T* q;
   T* k;
   T* v;
-  int* tile_slot;  // scheduler=dynamic: the index of the tile Q was loaded for, -1 when none is left
+  // The scheduler words (wgmma_resources.h), addressed from Q's base when used rather than held as members:
+  // pointers kept in the object stayed live through the mainloop, into spills.
+  __device__ __forceinline__ int* scheduler_word(int index) const {
+    return reinterpret_cast<int*>(reinterpret_cast<unsigned char*>(q) + Cfg::kTileSlotOffset) + index;
+  }
+  // scheduler=dynamic: the index of the tile Q was loaded for, -1 when none is left.
+  __device__ __forceinline__ int* tile_slot() const { return scheduler_word(0); }
+  // scheduler=stream_k: this CTA finished a tile's last piece and merges it.
+  __device__ __forceinline__ int* merge_flag() const { return scheduler_word(1); }
+  // scheduler=stream_k: the K/V blocks of the tail (StreamKSchedule).
+  __device__ __forceinline__ int* tail_iterations() const { return scheduler_word(2); }
   unsigned long long* q_full;   // the tile's Q has landed (and, scheduler=dynamic, its index is in tile_slot)
   unsigned long long* q_empty;  // every consumer has stored its rows from the Q tile: the next Q may load
   unsigned long long* k_full;
@@ -103,8 +118,7 @@ struct WgmmaMainloop {
   __device__ __forceinline__ explicit WgmmaMainloop(unsigned char* smem)
       : q(reinterpret_cast<T*>(smem)),
         k(reinterpret_cast<T*>(smem + Cfg::kKOffset)),
-        v(reinterpret_cast<T*>(smem + Cfg::kVOffset)),
-        tile_slot(reinterpret_cast<int*>(smem + Cfg::kTileSlotOffset)) {
+        v(reinterpret_cast<T*>(smem + Cfg::kVOffset)) {
     unsigned long long* bars = reinterpret_cast<unsigned long long*>(smem + Cfg::kBarrierOffset);
     q_full = bars;
     q_empty = bars + 1;
@@ -151,7 +165,7 @@ struct WgmmaMainloop {
     // The first K block goes first: its slot is free while the previous tile's epilogue still holds Q.
     if (n_blocks > 0) load(k, &args.k, k_full, k_empty, 0);
     if (tile_number > 0) sm90::mbarrier_wait(q_empty, (tile_number - 1) & 1);
-    if constexpr (Cfg::kScheduler == kDynamicScheduler) *tile_slot = index;
+    if constexpr (Cfg::kScheduler == kDynamicScheduler) *tile_slot() = index;
     if (n_blocks > 0) {
       // Q: packed rows are (query, head of the group) pairs, the 4-D map's {group, query} box fills them in
       // that order; unpacked, the group extent is 1.
@@ -174,7 +188,7 @@ struct WgmmaMainloop {
   // scheduler=dynamic: no tile is left; the consumers find -1 in the slot when q_full completes.
   __device__ __forceinline__ void publish_end(int tile_number) const {
     if (tile_number > 0) sm90::mbarrier_wait(q_empty, (tile_number - 1) & 1);
-    *tile_slot = -1;
+    *tile_slot() = -1;
     sm90::mbarrier_arrive(q_full);
   }
 
@@ -390,6 +404,90 @@ struct WgmmaMainloop {
     }
   }
 
+  // scheduler=stream_k, a partial piece of a tail tile: its rows to workspace slot `slot` (kBlockM rows of D
+  // fp32, normalized by the piece's own sum, and their LSE), straight from the accumulators.
+  __device__ __forceinline__ void store_piece(const AttentionParams& p, int slot) {
+    locate_thread();
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const RowTotal total = row_total(row_sum[h]);
+      const long long row = static_cast<long long>(slot) * kBlockM + local_row + h * 8;
+      float* out = p.partial_o + row * D + (lane & 3) * 2;
+#pragma unroll
+      for (int dt = 0; dt < kDTiles; ++dt)
+        *reinterpret_cast<float2*>(out + dt * 8) =
+            make_float2(o[dt][2 * h] * total.inverse, o[dt][2 * h + 1] * total.inverse);
+      if ((lane & 3) == 0) p.partial_lse[row] = row_lse(row_max[h], total.sum, p);
+    }
+  }
+
+  // scheduler=stream_k, after store_piece: counts the piece in the tile's counter; the CTA whose piece is
+  // the tile's last merges every piece's slot into O and the LSE (the split-KV rule, a warp per row), and
+  // leaves the counter at zero for the next launch. Each thread fences its slot writes before the count,
+  // and the merging CTA fences after it, so the merge sees every piece (combine.cuh's last_cta pattern).
+  template <class Schedule>
+  __device__ __forceinline__ void fix_up(const Tile& w, const AttentionParams& p, const Schedule& schedule,
+                                         const evotune_split::StreamKPiece& piece) {
+    constexpr int kConsumerThreads = 128 * Cfg::kConsumers;
+    const int iterations = *tail_iterations();
+    const int ctas = gridDim.x;
+    const int cost = schedule.cost(p, piece.tile);
+    const int first = evotune_split::stream_k_first_cta(iterations, ctas, piece.prefix);
+    const int last = evotune_split::stream_k_last_cta(iterations, ctas, piece.prefix, cost);
+    __threadfence();
+    sm90::named_barrier_sync(13, kConsumerThreads);  // every consumer's slot rows are out
+    const int thread = sm90::thread_index() - 128;
+    if (thread == 0) {
+      int pieces = 0;
+      for (int c = first; c <= last; ++c)
+        pieces += evotune_split::stream_k_start(iterations, ctas, c) < evotune_split::stream_k_start(iterations, ctas, c + 1);
+      const unsigned done = atomicAdd(p.counters + piece.tile, 1u);
+      const bool merges = done == static_cast<unsigned>(pieces - 1);
+      if (merges) p.counters[piece.tile] = 0;
+      *merge_flag() = merges;
+    }
+    sm90::named_barrier_sync(13, kConsumerThreads);
+    if (!*merge_flag()) return;
+    __threadfence();
+    constexpr int kCols = D / 32;  // a lane's columns of the row
+    const int warp = thread / 32, row_lane = thread % 32;
+    for (int r = warp; r < kBlockM; r += kConsumerThreads / 32) {
+      const long long out_row = w.output_row(r, p.hq, p.sq);
+      if (out_row < 0) continue;
+      float max_lse = -CUDART_INF_F;
+      for (int c = first; c <= last; ++c) {
+        if (evotune_split::stream_k_start(iterations, ctas, c) == evotune_split::stream_k_start(iterations, ctas, c + 1))
+          continue;
+        const int slot = evotune_split::stream_k_slot(iterations, ctas, c, piece.prefix);
+        max_lse = fmaxf(max_lse, __ldcg(p.partial_lse + static_cast<long long>(slot) * kBlockM + r));
+      }
+      float sum = 0.0f, acc[kCols];
+#pragma unroll
+      for (int i = 0; i < kCols; ++i) acc[i] = 0.0f;
+      for (int c = first; c <= last; ++c) {
+        if (evotune_split::stream_k_start(iterations, ctas, c) == evotune_split::stream_k_start(iterations, ctas, c + 1))
+          continue;
+        const long long row = static_cast<long long>(evotune_split::stream_k_slot(iterations, ctas, c, piece.prefix)) *
+                                  kBlockM + r;
+        const float weight = evotune_split::combine_weight(__ldcg(p.partial_lse + row), max_lse);
+        sum += weight;
+        const float* partial = p.partial_o + row * D + row_lane * kCols;
+#pragma unroll
+        for (int i = 0; i < kCols; i += 2) {
+          const float2 x = __ldcg(reinterpret_cast<const float2*>(partial + i));
+          acc[i] += weight * x.x;
+          acc[i + 1] += weight * x.y;
+        }
+      }
+      const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
+      T* out = static_cast<T*>(p.o) + out_row * D + row_lane * kCols;
+#pragma unroll
+      for (int i = 0; i < kCols; i += 2)
+        *reinterpret_cast<typename Element<T>::Pair*>(out + i) = Element<T>::pack(acc[i] * inverse, acc[i + 1] * inverse);
+      if (p.lse != nullptr && row_lane == 0) p.lse[out_row] = evotune_split::combine_lse(max_lse, sum);
+    }
+  }
+
   // The persistent schedulers: this thread is done with the Q tile (its rows are stored, its Q.K^T long
   // done), so the producer may load the next tile's Q over it. The plain stores the epilogue made there
   // are ordered before that TMA write (a different proxy) by the fence. Every thread arrives for itself:
@@ -398,6 +496,69 @@ struct WgmmaMainloop {
   __device__ __forceinline__ void release_q() const {
     sm90::fence_proxy_async_shared();
     sm90::mbarrier_arrive(q_empty);
+  }
+};
+
+// scheduler=stream_k: which work each CTA does (split_kv.h's stream-K tail). Units 0, 1, ... of a CTA are its
+// whole tiles, a grid stride apart, then its pieces of the tail. The tail's iteration count is in shared
+// memory (counted once per CTA before the warps split: a walk over the tail's tiles when causal).
+template <class Cfg>
+struct StreamKSchedule {
+  using Tile = typename Cfg::Tile;
+  typename Cfg::Tiles tiles;
+  int tail_tiles, dp_tiles;
+  int uniform_cost;  // non-causal: every tile's K/V blocks
+
+  // `batch` and `skv`: p.b and p.skv, opaque (sm90::opaque) where the schedule is rebuilt per unit, so that
+  // nothing of it is computed once and held in registers across the mainloop.
+  __device__ __forceinline__ StreamKSchedule(const AttentionParams& p, int batch, int skv) : tiles(p, batch) {
+    tail_tiles = evotune_split::stream_k_tail_tiles(tiles.total, gridDim.x);
+    dp_tiles = tiles.total - tail_tiles;
+    uniform_cost = max(1, evotune_split::ceil_div(skv, Cfg::kBlockN));
+  }
+  // K/V blocks of tail tile t, at least 1 (a tile that sees no key still writes its rows). Non-causal tiles
+  // all cost the same.
+  __device__ __forceinline__ int cost(const AttentionParams& p, int t) const {
+    if constexpr (!Cfg::kCausal) {
+      return uniform_cost;
+    } else {
+      // LinearTiles' order: x (the query tile, the longest first when causal) fastest.
+      const int x = (dp_tiles + t) % tiles.x_extent;
+      const int group = p.hq / p.hkv;
+      const evotune_split::BlockRange range = evotune_split::tile_blocks(
+          (tiles.x_extent - 1 - x) * Cfg::kBlockM, Cfg::kBlockM, evotune_split::tile_rows(p.sq, group, Cfg::kPack),
+          group, Cfg::kPack, p.sq, p.skv, true, Cfg::kBlockN, 1, 0);
+      return max(1, range.end);
+    }
+  }
+  // The tail's iterations, by the threads of one warp together.
+  __device__ __forceinline__ int count_iterations(const AttentionParams& p, int lane) const {
+    if constexpr (!Cfg::kCausal) return tail_tiles * cost(p, 0);
+    int sum = 0;
+    for (int t = lane; t < tail_tiles; t += 32) sum += cost(p, t);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    return sum;
+  }
+  // This CTA's unit `unit`: its tile (K/V range cut to the piece) and piece (slot -1: a whole tile); false
+  // past its last.
+  __device__ __forceinline__ bool unit(const AttentionParams& p, int iterations, int unit, Tile& w,
+                                       evotune_split::StreamKPiece& piece) const {
+    const int whole_units = dp_tiles / static_cast<int>(gridDim.x);
+    if (unit < whole_units) {
+      w = tiles.at(p, blockIdx.x + unit * gridDim.x);
+      piece.slot = -1;
+      return true;
+    }
+    const bool uniform = !Cfg::kCausal;
+    if (!evotune_split::stream_k_piece([&](int t) { return cost(p, t); }, uniform ? cost(p, 0) : 0, iterations,
+                                       gridDim.x, blockIdx.x, unit - whole_units, piece))
+      return false;
+    w = tiles.at(p, dp_tiles + piece.tile);
+    const int blocks = w.end;  // unsplit: [0, blocks)
+    w.begin = min(piece.begin, blocks);
+    w.end = min(piece.end, blocks);
+    return true;
   }
 };
 
@@ -418,6 +579,12 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
     sm90::tma_prefetch_descriptor(&args.k);
     sm90::tma_prefetch_descriptor(&args.v);
   }
+  if constexpr (Cfg::kScheduler == kStreamKScheduler) {
+    if (threadIdx.x < 32) {
+      const int iterations = StreamKSchedule<Cfg>(p, p.b, p.skv).count_iterations(p, threadIdx.x);
+      if (threadIdx.x == 0) *mainloop.tail_iterations() = iterations;
+    }
+  }
   __syncthreads();  // the last CTA-wide barrier: the producer leaves early
   constexpr bool kOneTile = Cfg::kScheduler == kGridScheduler;
   if (threadIdx.x < 128) {
@@ -426,6 +593,17 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
     if constexpr (kOneTile) {
       mainloop.produce(args, make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p),
                        0, 0, 0);
+    } else if constexpr (Cfg::kScheduler == kStreamKScheduler) {
+      int ring = 0;
+      for (int unit = 0;; ++unit) {
+        // Rebuilt per unit: the producer keeps 24 to 56 registers, too few to hold the schedule as well.
+        const StreamKSchedule<Cfg> schedule(p, sm90::opaque(p.b), sm90::opaque(p.skv));
+        typename Cfg::Tile w;
+        evotune_split::StreamKPiece piece;
+        if (!schedule.unit(p, *mainloop.tail_iterations(), unit, w, piece)) break;
+        mainloop.produce(args, w, unit, ring, 0);
+        ring += w.end - w.begin;
+      }
     } else {
       // The host launches at most as many CTAs as there are tiles, so every CTA has its first.
       const typename Cfg::Tiles tiles(p, p.b);
@@ -457,6 +635,35 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
     sm90::mbarrier_wait(mainloop.q_full, 0);
     mainloop.consume(w, p, 0);
     mainloop.epilogue(w, p);
+  } else if constexpr (Cfg::kScheduler == kStreamKScheduler) {
+    // The unit's tile and piece are worked out twice, before the mainloop and after it (from opaque inputs,
+    // as start_tile's thread index): held through the mainloop instead, the piece and the schedule's extents
+    // pushed the consumers into spills.
+    int ring = 0;
+    for (int unit = 0;; ++unit) {
+      {
+        const StreamKSchedule<Cfg> schedule(p, sm90::opaque(p.b), sm90::opaque(p.skv));
+        typename Cfg::Tile w;
+        evotune_split::StreamKPiece piece;
+        if (!schedule.unit(p, *mainloop.tail_iterations(), unit, w, piece)) break;
+        sm90::mbarrier_wait(mainloop.q_full, unit & 1);
+        mainloop.start_tile();
+        mainloop.consume(w, p, ring);
+      }
+      const StreamKSchedule<Cfg> schedule(p, sm90::opaque(p.b), sm90::opaque(p.skv));
+      typename Cfg::Tile w;
+      evotune_split::StreamKPiece piece;
+      schedule.unit(p, *mainloop.tail_iterations(), sm90::opaque(unit), w, piece);
+      if (piece.slot < 0) {
+        mainloop.epilogue(w, p);
+        mainloop.release_q();
+      } else {
+        mainloop.release_q();  // the piece's rows leave from registers, not through the Q tile
+        mainloop.store_piece(p, piece.slot);
+        mainloop.fix_up(w, p, schedule, piece);
+      }
+      ring += w.end - w.begin;
+    }
   } else {
     int index = blockIdx.x, ring = 0;
     for (int tile_number = 0;; ++tile_number) {
@@ -466,7 +673,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
         sm90::mbarrier_wait(mainloop.q_full, tile_number & 1);
       } else {
         sm90::mbarrier_wait(mainloop.q_full, tile_number & 1);
-        index = *mainloop.tile_slot;
+        index = *mainloop.tile_slot();
         if (index < 0) break;
       }
       const typename Cfg::Tile w = tiles.at(p, index);

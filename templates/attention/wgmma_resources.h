@@ -38,8 +38,9 @@ EVOTUNE_WGMMA_CONSTEXPR int consumer_registers(int block_m, int producer_regs) {
 
 // Shared memory, in bytes from a 1024-aligned base (the 128-byte swizzle's atoms must be aligned): Q, the
 // `stages` K slots, the `stages` V slots (dense 128-byte-swizzled rows of 2-byte elements), then the
-// mbarriers: Q's full and empty, a full and an empty per K and per V slot, and the tile index the
-// producer hands the consumers (scheduler=dynamic). The allocation asks for 1 KiB more, the slack of
+// mbarriers: Q's full and empty, a full and an empty per K and per V slot, then 16 bytes of scheduler
+// words: the tile index the producer hands the consumers (scheduler=dynamic), and stream_k's "this CTA
+// merges the tile" flag and tail iteration count. The allocation asks for 1 KiB more, the slack of
 // aligning its base.
 EVOTUNE_WGMMA_CONSTEXPR int q_bytes(int block_m, int d) { return block_m * d * 2; }
 EVOTUNE_WGMMA_CONSTEXPR int kv_bytes(int block_n, int d) { return block_n * d * 2; }
@@ -51,7 +52,7 @@ EVOTUNE_WGMMA_CONSTEXPR int tile_slot_offset(int block_m, int block_n, int stage
   return barrier_offset(block_m, block_n, stages, d) + barriers(stages) * 8;
 }
 EVOTUNE_WGMMA_CONSTEXPR int shared_bytes(int block_m, int block_n, int stages, int d) {
-  return 1024 + tile_slot_offset(block_m, block_n, stages, d) + 8;
+  return 1024 + tile_slot_offset(block_m, block_n, stages, d) + 16;
 }
 
 }  // namespace evotune_wgmma
