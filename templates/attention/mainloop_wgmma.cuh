@@ -449,42 +449,68 @@ struct WgmmaMainloop {
     sm90::named_barrier_sync(13, kConsumerThreads);
     if (!*merge_flag()) return;
     __threadfence();
-    constexpr int kCols = D / 32;  // a lane's columns of the row
-    const int warp = thread / 32, row_lane = thread % 32;
-    for (int r = warp; r < kBlockM; r += kConsumerThreads / 32) {
-      const long long out_row = w.output_row(r, p.hq, p.sq);
-      if (out_row < 0) continue;
-      float max_lse = -CUDART_INF_F;
-      for (int c = first; c <= last; ++c) {
-        if (evotune_split::stream_k_start(iterations, ctas, c) == evotune_split::stream_k_start(iterations, ctas, c + 1))
-          continue;
-        const int slot = evotune_split::stream_k_slot(iterations, ctas, c, piece.prefix);
-        max_lse = fmaxf(max_lse, __ldcg(p.partial_lse + static_cast<long long>(slot) * kBlockM + r));
+    // The merge, for latency: every consumer thread takes kItems 16-byte chunks of the tile's rows (consecutive
+    // threads along a row), and the pieces are folded in one at a time by the online rule (running max, sum
+    // and rescaled accumulators), each piece's loads for all of a thread's chunks issued together: one L2
+    // round trip per piece. A warp per row with the pieces' LSEs read before their partials took ~25 us per
+    // 64-row tile on the H100 (four dependent round trips per row, sixteen rows per warp in turn).
+    constexpr int kChunks = D / 4;  // float4 chunks per row
+    // D / 8 chunks per thread, in passes of at most 8 (d=128: two), so that a pass's accumulators and loads
+    // fit beside what else is live (16 at once spilled).
+    constexpr int kItems = kBlockM * kChunks / kConsumerThreads < 8 ? kBlockM * kChunks / kConsumerThreads : 8;
+    constexpr int kPasses = kBlockM * kChunks / kConsumerThreads / kItems;
+    static_assert(kPasses * kItems * kConsumerThreads == kBlockM * kChunks, "whole chunks per thread");
+#pragma unroll 1
+    for (int pass = 0; pass < kPasses; ++pass) {
+      float max_lse[kItems], sum[kItems];
+      float4 acc[kItems];
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        max_lse[i] = -CUDART_INF_F;
+        sum[i] = 0.0f;
+        acc[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       }
-      float sum = 0.0f, acc[kCols];
-#pragma unroll
-      for (int i = 0; i < kCols; ++i) acc[i] = 0.0f;
+      const int base = pass * kItems * kConsumerThreads + thread;
       for (int c = first; c <= last; ++c) {
-        if (evotune_split::stream_k_start(iterations, ctas, c) == evotune_split::stream_k_start(iterations, ctas, c + 1))
-          continue;
-        const long long row = static_cast<long long>(evotune_split::stream_k_slot(iterations, ctas, c, piece.prefix)) *
-                                  kBlockM + r;
-        const float weight = evotune_split::combine_weight(__ldcg(p.partial_lse + row), max_lse);
-        sum += weight;
-        const float* partial = p.partial_o + row * D + row_lane * kCols;
+        if (evotune_split::stream_k_start(iterations, ctas, c) ==
+            evotune_split::stream_k_start(iterations, ctas, c + 1))
+          continue;  // an empty range holds no piece
+        const long long slot_row =
+            static_cast<long long>(evotune_split::stream_k_slot(iterations, ctas, c, piece.prefix)) * kBlockM;
+        float lse[kItems];
+        float4 x[kItems];
 #pragma unroll
-        for (int i = 0; i < kCols; i += 2) {
-          const float2 x = __ldcg(reinterpret_cast<const float2*>(partial + i));
-          acc[i] += weight * x.x;
-          acc[i + 1] += weight * x.y;
+        for (int i = 0; i < kItems; ++i) {
+          const int item = base + i * kConsumerThreads, r = item / kChunks, chunk = item % kChunks;
+          lse[i] = __ldcg(p.partial_lse + slot_row + r);
+          x[i] = __ldcg(reinterpret_cast<const float4*>(p.partial_o + (slot_row + r) * D) + chunk);
+        }
+#pragma unroll
+        for (int i = 0; i < kItems; ++i) {
+          if (lse[i] == -CUDART_INF_F) continue;  // the piece saw no key of this row: weight 0
+          const float new_max = fmaxf(max_lse[i], lse[i]);
+          const float keep = max_lse[i] == -CUDART_INF_F ? 0.0f : __expf(max_lse[i] - new_max);
+          const float weight = __expf(lse[i] - new_max);
+          sum[i] = sum[i] * keep + weight;
+          acc[i].x = acc[i].x * keep + weight * x[i].x;
+          acc[i].y = acc[i].y * keep + weight * x[i].y;
+          acc[i].z = acc[i].z * keep + weight * x[i].z;
+          acc[i].w = acc[i].w * keep + weight * x[i].w;
+          max_lse[i] = new_max;
         }
       }
-      const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
-      T* out = static_cast<T*>(p.o) + out_row * D + row_lane * kCols;
 #pragma unroll
-      for (int i = 0; i < kCols; i += 2)
-        *reinterpret_cast<typename Element<T>::Pair*>(out + i) = Element<T>::pack(acc[i] * inverse, acc[i + 1] * inverse);
-      if (p.lse != nullptr && row_lane == 0) p.lse[out_row] = evotune_split::combine_lse(max_lse, sum);
+      for (int i = 0; i < kItems; ++i) {
+        const int item = base + i * kConsumerThreads, r = item / kChunks, chunk = item % kChunks;
+        const long long out_row = w.output_row(r, p.hq, p.sq);
+        if (out_row < 0) continue;
+        const float inverse = sum[i] > 0.0f ? 1.0f / sum[i] : 0.0f;
+        typename Element<T>::Pair* out =
+            reinterpret_cast<typename Element<T>::Pair*>(static_cast<T*>(p.o) + out_row * D) + chunk * 2;
+        out[0] = Element<T>::pack(acc[i].x * inverse, acc[i].y * inverse);
+        out[1] = Element<T>::pack(acc[i].z * inverse, acc[i].w * inverse);
+        if (p.lse != nullptr && chunk == 0) p.lse[out_row] = evotune_split::combine_lse(max_lse[i], sum[i]);
+      }
     }
   }
 
