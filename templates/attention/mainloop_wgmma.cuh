@@ -422,8 +422,8 @@ struct WgmmaMainloop {
   }
 
   // scheduler=stream_k, after store_piece: counts the piece in the tile's counter; the CTA whose piece is
-  // the tile's last merges every piece's slot into O and the LSE (the split-KV rule, a warp per row), and
-  // leaves the counter at zero for the next launch. Each thread fences its slot writes before the count,
+  // the tile's last merges every piece's slot into O and the LSE (the split-KV rule, below), and leaves the
+  // counter at zero for the next launch. Each thread fences its slot writes before the count,
   // and the merging CTA fences after it, so the merge sees every piece (combine.cuh's last_cta pattern).
   template <class Schedule>
   __device__ __forceinline__ void fix_up(const Tile& w, const AttentionParams& p, const Schedule& schedule,
