@@ -440,7 +440,7 @@ struct WgmmaMainloop {
     if (thread == 0) {
       int pieces = 0;
       for (int c = first; c <= last; ++c)
-        pieces += evotune_split::stream_k_start(iterations, ctas, c) < evotune_split::stream_k_start(iterations, ctas, c + 1);
+        pieces += evotune_split::stream_k_holds_piece(iterations, ctas, c);
       const unsigned done = atomicAdd(p.counters + piece.tile, 1u);
       const bool merges = done == static_cast<unsigned>(pieces - 1);
       if (merges) p.counters[piece.tile] = 0;
@@ -472,9 +472,7 @@ struct WgmmaMainloop {
       }
       const int base = pass * kItems * kConsumerThreads + thread;
       for (int c = first; c <= last; ++c) {
-        if (evotune_split::stream_k_start(iterations, ctas, c) ==
-            evotune_split::stream_k_start(iterations, ctas, c + 1))
-          continue;  // an empty range holds no piece
+        if (!evotune_split::stream_k_holds_piece(iterations, ctas, c)) continue;
         const long long slot_row =
             static_cast<long long>(evotune_split::stream_k_slot(iterations, ctas, c, piece.prefix)) * kBlockM;
         float lse[kItems];

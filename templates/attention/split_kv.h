@@ -96,6 +96,11 @@ EVOTUNE_HOST_DEVICE int stream_k_start(int iterations, int ctas, int cta) {
   return cta * iterations / ctas;
 }
 
+// Whether CTA `cta`'s range holds any iteration (with fewer iterations than CTAs some hold none).
+EVOTUNE_HOST_DEVICE bool stream_k_holds_piece(int iterations, int ctas, int cta) {
+  return stream_k_start(iterations, ctas, cta) < stream_k_start(iterations, ctas, cta + 1);
+}
+
 // The partial slot of CTA `cta`'s piece of the tail tile starting at iteration `prefix`: its first piece
 // (its range starts inside that tile) or its last.
 EVOTUNE_HOST_DEVICE int stream_k_slot(int iterations, int ctas, int cta, int prefix) {
