@@ -364,6 +364,19 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
       }
     }
   }
+  // min_ctas is paired above with an mma_sync base (the first that takes it); wgmma's own use of it (its
+  // launch bounds and the setmaxnreg split of a CTA's share) must change that kernel too.
+  const Config wgmma_one = parse_config("mma=wgmma,block_m=128,warps=12,block_n=64,stages=2,overlap=off,pingpong=on,"
+                                        "producer_regs=24");
+  Config wgmma_two = wgmma_one;
+  wgmma_two.set("min_ctas", 2);
+  ASSERT_EQ(invalid_reason(wgmma_two, problem, limits), std::nullopt);
+  pairs.push_back({"min_ctas=2 vs " + format(wgmma_one), wgmma_one, wgmma_two});
+  for (const Config* c : std::initializer_list<const Config*>{&wgmma_one, &wgmma_two}) {
+    if (index.emplace(c->key(), requests.size()).second) {
+      requests.push_back(compile_request(*c, problem, runtime::Target::parse("sm_90a")));
+    }
+  }
   auto results = compile_all(requests);
   for (const Pair& p : pairs) {
     EXPECT_NE(results[index.at(p.a.key())].cubin, results[index.at(p.b.key())].cubin)
@@ -559,6 +572,40 @@ TEST(AttentionWgmma, StreamKLaunchesEverySmWithTwoSlotsPerCta) {
   const std::optional<std::string> why = invalid_reason(parse_config(base + ",scheduler=stream_k"), long_kv, h100);
   ASSERT_NE(why, std::nullopt);
   EXPECT_NE(why->find("32-bit"), std::string::npos) << *why;
+}
+
+// min_ctas with wgmma: the CTAs an SM holds. The persistent schedulers launch that many per SM, the
+// consumers' setmaxnreg count comes from one CTA's share of the register file, and the rules refuse what
+// does not fit the SM (shared memory, threads) or a wgmma wider than the launch's register count.
+TEST(AttentionWgmma, MinCtasSharesTheSmAndItsRegisters) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  const Problem p = Problem::parse("b=16,hq=16,sq=1024,d=64,causal=1");
+  const std::string base = "mma=wgmma,block_m=128,block_n=64,stages=2,overlap=off,pingpong=on,producer_regs=24";
+  EXPECT_EQ(wgmma_consumer_registers(parse_config(base)), 240);                // (168 x 384 - 24 x 128) / 256
+  EXPECT_EQ(wgmma_consumer_registers(parse_config(base + ",min_ctas=2")), 104);  // (80 x 384 - 24 x 128) / 256
+  EXPECT_EQ(wgmma_consumer_registers(parse_config("mma=wgmma,block_m=64,min_ctas=2")), 128);  // no setmaxnreg
+  EXPECT_EQ(wgmma_consumer_registers(parse_config("mma=wgmma,block_m=64")), 255);
+  for (const char* scheduler : {"persistent", "dynamic", "stream_k"}) {
+    const Config c = parse_config(base + ",min_ctas=2,scheduler=" + scheduler);
+    ASSERT_EQ(invalid_reason(c, p, h100), std::nullopt) << scheduler;
+    EXPECT_EQ(launch_plan(c, p, h100).kernel.grid[0], 264u) << scheduler;
+  }
+  EXPECT_EQ(launch_plan(parse_config(base + ",min_ctas=2,scheduler=stream_k"), p, h100).stream_k_slots, 528u);
+  // The grid scheduler's grid is the tiles', whatever min_ctas.
+  EXPECT_EQ(launch_plan(parse_config(base + ",min_ctas=2"), p, h100).kernel.grid[0], 8u);
+  // Two CTAs of 192 x 176 keys x 2 stages of d=128 (~160 KiB each) do not fit an SM's 228 KiB.
+  const Problem d128 = Problem::parse("b=4,hq=16,sq=4096,d=128");
+  const std::optional<std::string> smem =
+      invalid_reason(parse_config("mma=wgmma,block_m=192,block_n=176,stages=2,min_ctas=2"), d128, h100);
+  ASSERT_NE(smem, std::nullopt);
+  EXPECT_NE(smem->find("shared memory exceed the SM"), std::string::npos) << *smem;
+  // ptxas fits each wgmma within the launch's count (80 at 384 threads x 2): 64 accumulators do not fit.
+  const std::optional<std::string> wide = invalid_reason(parse_config(
+      "mma=wgmma,block_m=128,block_n=128,stages=2,overlap=off,pingpong=on,producer_regs=24,min_ctas=2"), p, h100);
+  ASSERT_NE(wide, std::nullopt);
+  EXPECT_NE(wide->find("a wgmma of 64 accumulators needs ~94 registers, the launch gives 80"), std::string::npos)
+      << *wide;
+  EXPECT_NE(invalid_reason(parse_config(base + ",min_ctas=2"), d128, h100), std::nullopt);  // d=128's P.V
 }
 
 // The kernel's template argument is one struct with every tunable by name, so the kernel reads each by name

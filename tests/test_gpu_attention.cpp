@@ -465,6 +465,16 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        "mma=wgmma,block_m=64,warps=8,block_n=64,stages=3,overlap=on,scheduler=stream_k"},
       {"b=1,hq=2,sq=128,skv=256,d=64,causal=0,dtype=bf16",
        "mma=wgmma,block_m=64,warps=8,block_n=128,stages=2,overlap=off,scheduler=stream_k"},
+      // min_ctas=2: two CTAs share an SM (registers split per CTA, setmaxnreg within each): the grid, causal
+      // d=64 with tails; the persistent schedulers launching two CTAs per SM (stream_k with two spills)
+      {"b=2,hq=8,hkv=2,sq=555,skv=555,d=64,causal=1,dtype=fp16",
+       two + "block_n=64,stages=2,overlap=off,pingpong=on,producer_regs=24,min_ctas=2"},
+      {"b=3,hq=12,sq=777,skv=777,d=64,causal=1,dtype=bf16",
+       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=on,min_ctas=2,scheduler=dynamic"},
+      {"b=2,hq=16,sq=1000,skv=1000,d=64,causal=0,dtype=fp16",
+       two + "block_n=32,stages=3,overlap=on,pingpong=on,producer_regs=24,min_ctas=2,scheduler=persistent"},
+      {"b=4,hq=8,hkv=4,sq=333,skv=400,d=64,causal=1,dtype=bf16",
+       two + "block_n=64,stages=2,overlap=off,pingpong=on,producer_regs=32,min_ctas=2,scheduler=dynamic"},
   };
   expect_cases_match_reference(f, cases, 31);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's

@@ -12,8 +12,8 @@ namespace evotune::attention {
 
 namespace {
 // Tunables of the cp.async mainloops (mma_sync, scalar) that mma=wgmma does not have.
-constexpr const char* kCpAsyncTunables[] = {"barrier", "smem_layout", "vec_bytes", "q_frags",
-                                            "min_ctas", "qk_split", "kv_warps"};
+constexpr const char* kCpAsyncTunables[] = {"barrier", "smem_layout", "vec_bytes", "q_frags", "qk_split",
+                                            "kv_warps"};
 // Tunables of mma=wgmma that the cp.async mainloops do not have.
 constexpr const char* kWgmmaTunables[] = {"pingpong", "producer_regs", "scheduler"};
 }  // namespace
@@ -42,7 +42,11 @@ const std::vector<Parameter>& parameters() {
        {kQInSharedMemory, kQInRegisters},
        {"smem", "regs"},
        "mma_sync: keep Q's MMA fragments in registers, or re-read them from shared memory every K/V block"},
-      {"min_ctas", {1, 2, 3, 4}, {}, "CTAs per SM the register allocation must allow (__launch_bounds__)"},
+      {"min_ctas",
+       {1, 2, 3, 4},
+       {},
+       "CTAs per SM the register allocation must allow (__launch_bounds__); wgmma: also the CTAs per SM the "
+       "persistent schedulers launch, so that one's prologue and epilogue run under another's GEMMs"},
       {"overlap",
        {0, 1},
        {"off", "on"},
@@ -87,9 +91,9 @@ const std::vector<Parameter>& parameters() {
       {"scheduler",
        {kGridScheduler, kPersistentScheduler, kDynamicScheduler, kStreamKScheduler},
        {"grid", "persistent", "dynamic", "stream_k"},
-       "wgmma: one CTA per work tile (grid), or one CTA per SM walking the tiles, in a fixed stride "
+       "wgmma: one CTA per work tile (grid), or min_ctas CTAs per SM walking the tiles, in a fixed stride "
        "(persistent), drawing each next tile from an atomic counter (dynamic), or in a fixed stride while "
-       "every SM has a whole tile and then cutting the leftover tiles' K/V blocks evenly over all SMs, the "
+       "every CTA has a whole tile and then cutting the leftover tiles' K/V blocks evenly over all CTAs, the "
        "last piece of each tile merging them (stream_k); the persistent ones load the next tile under the "
        "previous one's epilogue"},
   };
@@ -306,6 +310,11 @@ const Parameter& parameter(std::string_view name) {
   throw std::out_of_range(fmt::format("no attention tunable named {}", name));
 }
 
+// The CTAs a persistent scheduler launches: min_ctas per SM, all resident at once.
+long long persistent_ctas(const Config& c, const DeviceLimits& limits) {
+  return static_cast<long long>(limits.sm_count) * c.at("min_ctas");
+}
+
 // The rules of mma=wgmma (mainloop_wgmma.cuh), apart from the shared-memory and split rules every mainloop
 // has.
 std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& p, const DeviceLimits& limits) {
@@ -332,6 +341,32 @@ std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& 
   if (c.at("producer_regs") != 0 && consumers < 2) {
     return "producer_regs: one consumer warpgroup already has 255 registers (block_m >= 128)";
   }
+  // min_ctas > 1: that many CTAs share an SM, one's prologue and epilogue under another's GEMMs (short
+  // causal tiles pay them often). Their shared memory (plus the 1 KiB the driver keeps per CTA) and threads
+  // must fit one SM, and setmaxnreg can only move registers within a CTA's share of the file.
+  const int min_ctas = c.at("min_ctas");
+  if (min_ctas > 1) {
+    const int smem = shared_bytes(c, p) + 1024;
+    if (smem * min_ctas > limits.shared_bytes_per_sm) {
+      return fmt::format("min_ctas={}: {} CTAs of {} bytes of shared memory exceed the SM's {}", min_ctas, min_ctas,
+                         smem, limits.shared_bytes_per_sm);
+    }
+    if (threads(c) * min_ctas > limits.max_threads_per_sm) {
+      return fmt::format("min_ctas={}: {} CTAs of {} threads exceed the SM's {}", min_ctas, min_ctas, threads(c),
+                         limits.max_threads_per_sm);
+    }
+  }
+  // ptxas fits each wgmma instruction (its accumulators and operands) within the launch's register count,
+  // whatever setmaxnreg later gives the consumers: with min_ctas=2 at 384 threads (80 registers) it aborted
+  // with "Insufficient registers (80)... target of 90" for block_n=128 at d=64 and "of 94" for d=128's P.V
+  // (64 accumulators each), so the widest wgmma's accumulators + 30 must fit. (That also keeps every
+  // producer_regs value at or below the launch's count: setmaxnreg.dec cannot raise it.)
+  const int launch = evotune_wgmma::launch_registers(block_m, min_ctas);
+  const int widest_wgmma = std::max(p.d, c.at("block_n")) / 2 + 30;
+  if (widest_wgmma > launch) {
+    return fmt::format("min_ctas={}: a wgmma of {} accumulators needs ~{} registers, the launch gives {} per thread",
+                       min_ctas, std::max(p.d, c.at("block_n")) / 2, widest_wgmma, launch);
+  }
   if (c.at("pack_gqa") == 1 && (block_m % p.group() != 0)) {
     return fmt::format("pack_gqa with wgmma: block_m={} must hold whole groups of {} heads (one TMA box)", block_m,
                        p.group());
@@ -344,9 +379,10 @@ std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& 
     // split_kv.h's stream-K arithmetic is 32-bit: (CTAs + 1) x the tail's K/V blocks (under CTAs tiles of
     // at most ceil(skv / block_n) blocks each) must stay below 2^31.
     const long long blocks = (static_cast<long long>(p.skv) + c.at("block_n") - 1) / c.at("block_n");
-    if ((static_cast<long long>(limits.sm_count) + 1) * limits.sm_count * blocks >= (1LL << 31)) {
-      return fmt::format("scheduler=stream_k: skv={} is too long for its 32-bit tail arithmetic on {} SMs", p.skv,
-                         limits.sm_count);
+    const long long ctas = persistent_ctas(c, limits);
+    if ((ctas + 1) * ctas * blocks >= (1LL << 31)) {
+      return fmt::format("scheduler=stream_k: skv={} is too long for its 32-bit tail arithmetic on {} CTAs", p.skv,
+                         ctas);
     }
   }
   return std::nullopt;
@@ -479,7 +515,7 @@ int wgmma_live_registers(const Config& c, const Problem& p) {
 }
 
 int wgmma_consumer_registers(const Config& c) {
-  return evotune_wgmma::consumer_registers(c.at("block_m"), c.at("producer_regs"));
+  return evotune_wgmma::consumer_registers(c.at("block_m"), c.at("producer_regs"), c.at("min_ctas"));
 }
 
 int register_budget(const Config& c, const DeviceLimits& limits) {
@@ -747,20 +783,21 @@ LaunchPlan launch_plan(const Config& c, const Problem& p, const DeviceLimits& li
   plan.kernel.grid[1] = static_cast<unsigned>(c.at("pack_gqa") == 1 ? p.hkv : p.hq);
   plan.kernel.grid[2] = static_cast<unsigned>(p.b);
   if (c.at("scheduler") != kGridScheduler) {
-    // One CTA per SM (the wgmma kernel is built for one: __launch_bounds__(threads, 1)), never more than
-    // there are tiles (the kernel relies on every CTA having its first), walking the tiles in the order
-    // of the grid above (common.cuh's LinearTiles).
+    // min_ctas CTAs per SM (the wgmma kernel's __launch_bounds__(threads, min_ctas)), never more than there
+    // are tiles (the kernel relies on every CTA having its first), walking the tiles in the order of the
+    // grid above (common.cuh's LinearTiles).
     const long long tiles = static_cast<long long>(plan.kernel.grid[0]) * plan.kernel.grid[1] * plan.kernel.grid[2];
-    plan.kernel.grid[0] = static_cast<unsigned>(std::min<long long>(tiles, limits.sm_count));
+    const long long ctas = persistent_ctas(c, limits);
+    plan.kernel.grid[0] = static_cast<unsigned>(std::min<long long>(tiles, ctas));
     plan.kernel.grid[1] = plan.kernel.grid[2] = 1;
     if (c.at("scheduler") == kStreamKScheduler) {
-      // Every SM, also when there are fewer tiles than SMs (then all of them are the tail, cut over all SMs:
+      // Every CTA slot, also when there are fewer tiles (then all of them are the tail, cut over all CTAs:
       // split-KV chosen by the kernel). Two partial slots per CTA, a counter per tail tile (fewer than CTAs).
-      plan.kernel.grid[0] = static_cast<unsigned>(limits.sm_count);
-      plan.stream_k_slots = 2 * static_cast<std::size_t>(limits.sm_count);
+      plan.kernel.grid[0] = static_cast<unsigned>(ctas);
+      plan.stream_k_slots = 2 * static_cast<std::size_t>(ctas);
       plan.slot_rows = c.at("block_m");
       plan.workspace_bytes = plan.stream_k_slots * static_cast<std::size_t>(plan.slot_rows) * (p.d + 1) * 4;
-      plan.counters = static_cast<std::size_t>(limits.sm_count);
+      plan.counters = static_cast<std::size_t>(ctas);
     }
   }
   plan.kernel.block[0] = static_cast<unsigned>(threads(c));

@@ -53,7 +53,8 @@ struct WgmmaConfig {
   // Register split (setmaxnreg): the producer keeps kProducerRegs, the consumers share the rest
   // (wgmma_resources.h). 0: no reallocation.
   static constexpr int kProducerRegs = Tunables::producer_regs;
-  static constexpr int kConsumerRegs = evotune_wgmma::consumer_registers(kBlockM, kProducerRegs);
+  static constexpr int kMinCtas = Tunables::min_ctas;  // CTAs per SM the registers must allow
+  static constexpr int kConsumerRegs = evotune_wgmma::consumer_registers(kBlockM, kProducerRegs, kMinCtas);
   static constexpr int kSplits = Tunables::splits;
   static constexpr bool kPack = Tunables::pack_gqa == 1;
   static constexpr bool kCausal = Tunables::causal;
@@ -718,7 +719,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
 }  // namespace evotune_attention
 
 template <class Tunables>
-__global__ void __launch_bounds__(evotune_wgmma::threads(Tunables::block_m), 1)
+__global__ void __launch_bounds__(evotune_wgmma::threads(Tunables::block_m), Tunables::min_ctas)
     attention_fwd_wgmma(const __grid_constant__ TmaAttentionParams args) {
   evotune_attention::attention_forward_wgmma<evotune_attention::WgmmaConfig<Tunables>>(args);
 }
