@@ -3,6 +3,9 @@
 # ptxas reported: the data behind excluded_by_default's wgmma rule (attention_family.cpp), and the fixture
 # tests/data/wgmma_spills_sm90a.txt that AttentionWgmma.CertainSpillRuleMatchesTheSweep reads.
 #   scripts/wgmma_spill_sweep.sh [BUILD_DIR] > tests/data/wgmma_spills_sm90a.txt
+# Environment: MIN_CTAS (default 1), BLOCK_NS (default "64 96 128 144 160 176 192"), PRODUCER_REGS
+# (default "0 24 32"); e.g. the min_ctas=2 sweep of evidence/results/h100/hopper/probe/call9:
+#   MIN_CTAS=2 BLOCK_NS="16 32 64 80 96 112 128" PRODUCER_REGS="0 24 32 40 56" scripts/wgmma_spill_sweep.sh
 # Columns: d block_m block_n producer_regs overlap spilled_store_bytes ("invalid": refused by the rules;
 # "error": no CUBIN, ptxas gave up for want of registers). Causal bf16, grid scheduler, unsplit;
 # pingpong where there are two consumer warpgroups.
@@ -16,17 +19,19 @@ one() {
   [ "$bm" -ge 128 ] && pp=on
   local out
   out=$("$evotune" --cache-dir "$cache" compile --problem "b=1,hq=8,sq=2048,d=$d,causal=1,dtype=bf16" --target sm_90a \
-    --config "mma=wgmma,block_m=$bm,block_n=$bn,stages=2,producer_regs=$pr,overlap=$ov,pingpong=$pp" 2>&1 || true)
+    --config "mma=wgmma,block_m=$bm,block_n=$bn,stages=2,producer_regs=$pr,overlap=$ov,pingpong=$pp,min_ctas=$min_ctas" \
+    2>&1 || true)
   local stored
   stored=$(sed -n 's/^ *spills *\([0-9]*\) B stored.*/\1/p' <<<"$out")
   grep -q "is invalid for" <<<"$out" && stored=invalid  # the rules refuse it (shared memory)
   echo "$d $bm $bn $pr $([ "$ov" = on ] && echo 1 || echo 0) ${stored:-error}"
 }
 export -f one
-export evotune cache
+min_ctas="${MIN_CTAS:-1}"
+export evotune cache min_ctas
 echo "# scripts/wgmma_spill_sweep.sh: d block_m block_n producer_regs overlap spilled_store_bytes (sm_90a)"
-for d in 64 128; do for bm in 64 128 192; do for bn in 64 96 128 144 160 176 192; do
-  for pr in 0 24 32; do for ov in on off; do
+for d in 64 128; do for bm in 64 128 192; do for bn in ${BLOCK_NS:-64 96 128 144 160 176 192}; do
+  for pr in ${PRODUCER_REGS:-0 24 32}; do for ov in on off; do
     [ "$bm" -eq 64 ] && [ "$pr" -ne 0 ] && continue
     echo "$d $bm $bn $pr $ov"
   done; done

@@ -471,9 +471,9 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        two + "block_n=64,stages=2,overlap=off,pingpong=on,producer_regs=24,min_ctas=2"},
       {"b=3,hq=12,sq=777,skv=777,d=64,causal=1,dtype=bf16",
        "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=on,min_ctas=2,scheduler=dynamic"},
-      {"b=2,hq=16,sq=1000,skv=1000,d=64,causal=0,dtype=fp16",
+      {"b=4,hq=16,sq=1000,skv=1000,d=64,causal=0,dtype=fp16",
        two + "block_n=32,stages=3,overlap=on,pingpong=on,producer_regs=24,min_ctas=2,scheduler=persistent"},
-      {"b=4,hq=8,hkv=4,sq=333,skv=400,d=64,causal=1,dtype=bf16",
+      {"b=8,hq=16,hkv=4,sq=333,skv=400,d=64,causal=1,dtype=bf16",
        two + "block_n=64,stages=2,overlap=off,pingpong=on,producer_regs=32,min_ctas=2,scheduler=dynamic"},
   };
   expect_cases_match_reference(f, cases, 31);
