@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "runtime/cuda_driver.h"
+#include "templates/attention/split_kv.h"
 #include "templates/attention/wgmma_resources.h"
 #include "templates/embedded_sources.h"
 
@@ -139,6 +140,16 @@ namespace {
 //     b1 hq8 s512 d64 6.4 us, against 7.7 us split in two with two slots and 8.3-9.9 us with 128 or 192 rows
 //     (call3). Split-KV is kept for a long K/V range (chunks of at least 8 blocks), which call3 did not
 //     measure.
+// The mean K/V blocks of block_n keys that the causal (bottom-right) tiles of block_m query rows visit.
+double mean_causal_blocks(const Problem& p, int block_m, int block_n) {
+  const int tiles = (p.sq + block_m - 1) / block_m;
+  long long blocks = 0;
+  for (int t = 0; t < tiles; ++t) {
+    blocks += evotune_split::tile_blocks(t * block_m, block_m, p.sq, 1, false, p.sq, p.skv, true, block_n, 1, 0).end;
+  }
+  return static_cast<double>(blocks) / tiles;
+}
+
 // nullopt where the rules refuse it (not sm_90, or a shape it cannot hold).
 std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limits) {
   if (limits.compute_capability != 90 || p.sq < 128) return std::nullopt;
@@ -169,7 +180,24 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     rows128 = conform(rows128);
     if (wave_efficiency(rows128) > wave_efficiency(c) + 0.1) c = rows128;
   }
+  // d=64 causal with short tiles: two CTAs per SM (min_ctas=2), each 128 rows of 64-key blocks without the
+  // intra-warpgroup overlap (80 registers per thread: what fits), so that one CTA's Q load, pipeline fill
+  // and epilogue run under the other's GEMMs; a tile of few K/V blocks pays those often. On the H100
+  // (evidence/results/h100/hopper/probe/call9, call10), where the 128-key blocks per tile average at most
+  // 5: b16 hq16 s1024 130 us against 150, b8 hq16 s512 30 against 33, b32 hq8 s256 23 against 33; where
+  // they average more, the one-CTA default stays ahead: 6.5 (b2 hq24 s1536: 64.6 against 58.9), 8.5 (b4
+  // hq32 hkv8 s2048: 216 against 203), 12.5 (b2 hq16 hkv4 s3072: 137 against 116); non-causal s1024 (8
+  // blocks) 53 against 51.
+  if (p.d == 64 && p.causal && mean_causal_blocks(p, 128, 128) <= 5.0) {
+    c.set("block_m", 128);
+    c.set("block_n", 64);
+    c.set("overlap", 0);
+    c.set("producer_regs", 24);
+    c.set("min_ctas", 2);
+    c = conform(c);
+  }
   if (unsplit_ctas(c, p) < limits.sm_count) {
+    c.set("min_ctas", 1);
     c.set("block_m", 64);
     c.set("block_n", 128);
     c.set("stages", 3);
