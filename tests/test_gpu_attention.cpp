@@ -475,6 +475,17 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        two + "block_n=32,stages=3,overlap=on,pingpong=on,producer_regs=24,min_ctas=2,scheduler=persistent"},
       {"b=8,hq=16,hkv=4,sq=333,skv=400,d=64,causal=1,dtype=bf16",
        two + "block_n=64,stages=2,overlap=off,pingpong=on,producer_regs=32,min_ctas=2,scheduler=dynamic"},
+      // q_buffers=2: the next tile's Q loads into the other buffer while this tile runs: persistent causal GQA
+      // with tails, dynamic d=64 causal (one and two CTAs per SM), dynamic with a split whose top chunks are
+      // empty (their Q buffer still completes)
+      {"b=2,hq=16,hkv=4,sq=1111,skv=1111,d=128,causal=1,dtype=bf16",
+       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=persistent,q_buffers=2"},
+      {"b=4,hq=16,sq=1000,skv=1000,d=64,causal=1,dtype=fp16",
+       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,scheduler=dynamic,q_buffers=2"},
+      {"b=8,hq=16,hkv=4,sq=333,skv=400,d=64,causal=1,dtype=bf16",
+       two + "block_n=64,stages=2,overlap=off,pingpong=on,producer_regs=24,min_ctas=2,scheduler=dynamic,q_buffers=2"},
+      {"b=4,hq=16,hkv=4,sq=515,skv=2049,d=128,causal=1,dtype=fp16",
+       "mma=wgmma,block_m=64,warps=8,block_n=128,stages=3,overlap=on,splits=3,scheduler=dynamic,q_buffers=2"},
   };
   expect_cases_match_reference(f, cases, 31);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's

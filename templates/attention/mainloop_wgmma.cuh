@@ -20,8 +20,10 @@
 // take more), or stream_k (one CTA per SM walks whole tiles a grid stride apart while every CTA has one;
 // the K/V blocks of the tiles left over, the tail that would leave most SMs idle, are cut evenly over all
 // CTAs, and the CTA finishing a tile's last piece merges its pieces: split_kv.h). With each persistent
-// scheduler the producer loads the next tile's first K block and, once every consumer has stored its rows,
-// its Q tile, while the consumers finish the previous tile.
+// scheduler the producer loads the next tile's first K block while the consumers finish the previous tile,
+// and its Q tile: with one Q buffer once every consumer has stored its rows (the epilogue leaves through
+// the Q buffer), with two (q_buffers=2, persistent and dynamic) into the other buffer as soon as the ring
+// lets it, so that a short tile's epilogue no longer waits in front of the next tile's Q load.
 // Shared memory holds every tile in TMA's 128-byte swizzle: 64-column blocks of 128-byte rows, the layout
 // wgmma's descriptors read (sm90.cuh). Padded keys past skv are zero-filled by TMA and masked to -inf by the
 // softmax whatever they hold; padded query rows are computed and never stored.
@@ -59,6 +61,9 @@ struct WgmmaConfig {
   static constexpr bool kPack = Tunables::pack_gqa == 1;
   static constexpr bool kCausal = Tunables::causal;
   static constexpr int kScheduler = Tunables::scheduler;
+  // Q tiles in shared memory: with two (persistent schedulers) tile n's Q loads into buffer n % 2 while
+  // tile n - 1 still computes from, and leaves through, the other.
+  static constexpr int kQBuffers = Tunables::q_buffers;
   using Tile = WorkTile<kPack, kSplits>;
   using Tiles = LinearTiles<kBlockM, kBlockN, kCausal, kPack, kSplits>;
 
@@ -70,17 +75,20 @@ struct WgmmaConfig {
   static_assert(kScheduler >= kGridScheduler && kScheduler <= kStreamKScheduler,
                 "grid, persistent, dynamic or stream_k");
   static_assert(kScheduler != kStreamKScheduler || kSplits == 1, "stream_k splits the tail itself");
+  static_assert(kQBuffers == 1 || (kQBuffers == 2 && (kScheduler == kPersistentScheduler ||
+                                                      kScheduler == kDynamicScheduler)),
+                "a second Q buffer is for the persistent and dynamic schedulers");
 
-  // Shared memory (wgmma_resources.h, which the host's rules read too): Q, the K slots, the V slots, the
-  // mbarriers, the tile index.
+  // Shared memory (wgmma_resources.h, which the host's rules read too): the Q buffers, the K slots, the V
+  // slots, the mbarriers, the scheduler words.
   static constexpr int kColumnBlocks = D / 64;
   static constexpr int kQBytes = evotune_wgmma::q_bytes(kBlockM, D);
   static constexpr int kKvBytes = evotune_wgmma::kv_bytes(kBlockN, D);
-  static constexpr int kKOffset = kQBytes;
+  static constexpr int kKOffset = kQBuffers * kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKvBytes;
-  static constexpr int kBarrierOffset = evotune_wgmma::barrier_offset(kBlockM, kBlockN, kStages, D);
-  static constexpr int kTileSlotOffset = evotune_wgmma::tile_slot_offset(kBlockM, kBlockN, kStages, D);
-  static constexpr int kSmemBytes = evotune_wgmma::shared_bytes(kBlockM, kBlockN, kStages, D);
+  static constexpr int kBarrierOffset = evotune_wgmma::barrier_offset(kBlockM, kBlockN, kStages, D, kQBuffers);
+  static constexpr int kTileSlotOffset = evotune_wgmma::tile_slot_offset(kBlockM, kBlockN, kStages, D, kQBuffers);
+  static constexpr int kSmemBytes = evotune_wgmma::shared_bytes(kBlockM, kBlockN, kStages, D, kQBuffers);
 };
 
 template <class Cfg>
@@ -103,14 +111,18 @@ struct WgmmaMainloop {
   __device__ __forceinline__ int* scheduler_word(int index) const {
     return reinterpret_cast<int*>(reinterpret_cast<unsigned char*>(q) + Cfg::kTileSlotOffset) + index;
   }
-  // scheduler=dynamic: the index of the tile Q was loaded for, -1 when none is left.
-  __device__ __forceinline__ int* tile_slot() const { return scheduler_word(0); }
+  // scheduler=dynamic: the index of the tile Q buffer `buffer` was loaded for, -1 when none is left.
+  __device__ __forceinline__ int* tile_slot(int buffer) const { return scheduler_word(buffer); }
   // scheduler=stream_k: this CTA finished a tile's last piece and merges it.
-  __device__ __forceinline__ int* merge_flag() const { return scheduler_word(1); }
+  __device__ __forceinline__ int* merge_flag() const { return scheduler_word(2); }
   // scheduler=stream_k: the K/V blocks of the tail (StreamKSchedule).
-  __device__ __forceinline__ int* tail_iterations() const { return scheduler_word(2); }
-  unsigned long long* q_full;   // the tile's Q has landed (and, scheduler=dynamic, its index is in tile_slot)
-  unsigned long long* q_empty;  // every consumer has stored its rows from the Q tile: the next Q may load
+  __device__ __forceinline__ int* tail_iterations() const { return scheduler_word(3); }
+  // The Q tile in buffer `buffer` (0 with one buffer).
+  __device__ __forceinline__ T* q_tile(int buffer) const { return q + buffer * kBlockM * D; }
+  // Per Q buffer: its tile's Q has landed (and, scheduler=dynamic, the index is in tile_slot(buffer))...
+  unsigned long long* q_full;
+  // ... and every consumer has stored its rows from it: the tile after next may load its Q there.
+  unsigned long long* q_empty;
   unsigned long long* k_full;
   unsigned long long* k_empty;
   unsigned long long* v_full;
@@ -122,16 +134,19 @@ struct WgmmaMainloop {
         v(reinterpret_cast<T*>(smem + Cfg::kVOffset)) {
     unsigned long long* bars = reinterpret_cast<unsigned long long*>(smem + Cfg::kBarrierOffset);
     q_full = bars;
-    q_empty = bars + 1;
-    k_full = bars + 2;
+    q_empty = bars + Cfg::kQBuffers;
+    k_full = bars + 2 * Cfg::kQBuffers;
     k_empty = k_full + kStages;
     v_full = k_empty + kStages;
     v_empty = v_full + kStages;
   }
 
   __device__ __forceinline__ void init_barriers() const {
-    sm90::mbarrier_init(q_full, 1);
-    sm90::mbarrier_init(q_empty, 128 * Cfg::kConsumers);  // every consumer thread
+#pragma unroll
+    for (int b = 0; b < Cfg::kQBuffers; ++b) {
+      sm90::mbarrier_init(&q_full[b], 1);
+      sm90::mbarrier_init(&q_empty[b], 128 * Cfg::kConsumers);  // every consumer thread
+    }
 #pragma unroll
     for (int s = 0; s < kStages; ++s) {
       sm90::mbarrier_init(&k_full[s], 1);
@@ -146,7 +161,8 @@ struct WgmmaMainloop {
   // ---- producer (one thread)
   // Loads one work tile: its Q, then its K/V blocks through the rings. `ring` counts the blocks the rings
   // carried for the CTA's earlier tiles (slot and phase continue from there); `tile_number` counts those
-  // tiles (the phase of q_full and q_empty); `index` is the tile's, published for scheduler=dynamic.
+  // tiles (its Q buffer, and the phase of that buffer's q_full and q_empty); `index` is the tile's,
+  // published for scheduler=dynamic.
   __device__ __forceinline__ void produce(const TmaAttentionParams& args, const Tile& w, int tile_number, int ring,
                                           int index) const {
     const AttentionParams& p = args.params;
@@ -165,20 +181,22 @@ struct WgmmaMainloop {
     };
     // The first K block goes first: its slot is free while the previous tile's epilogue still holds Q.
     if (n_blocks > 0) load(k, &args.k, k_full, k_empty, 0);
-    if (tile_number > 0) sm90::mbarrier_wait(q_empty, (tile_number - 1) & 1);
-    if constexpr (Cfg::kScheduler == kDynamicScheduler) *tile_slot() = index;
+    const int buffer = tile_number % Cfg::kQBuffers, use = tile_number / Cfg::kQBuffers;
+    if (use > 0) sm90::mbarrier_wait(&q_empty[buffer], (use - 1) & 1);
+    if constexpr (Cfg::kScheduler == kDynamicScheduler) *tile_slot(buffer) = index;
     if (n_blocks > 0) {
       // Q: packed rows are (query, head of the group) pairs, the 4-D map's {group, query} box fills them in
       // that order; unpacked, the group extent is 1.
       const int group_box = Cfg::kPack ? w.group : 1;
       const int q_head = Cfg::kPack ? w.batch * p.hkv + w.kv_head : w.batch * p.hq + w.head;
-      sm90::mbarrier_arrive_expect_bytes(q_full, Cfg::kQBytes);
+      sm90::mbarrier_arrive_expect_bytes(&q_full[buffer], Cfg::kQBytes);
 #pragma unroll
       for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
-        sm90::tma_load_4d(q + c * kBlockM * 64, &args.q, q_full, c * 64, 0, w.m0 / group_box, q_head);
+        sm90::tma_load_4d(q_tile(buffer) + c * kBlockM * 64, &args.q, &q_full[buffer], c * 64, 0, w.m0 / group_box,
+                          q_head);
       }
     } else {
-      sm90::mbarrier_arrive(q_full);  // an empty chunk of a split: nothing to load, the epilogue still runs
+      sm90::mbarrier_arrive(&q_full[buffer]);  // an empty chunk of a split: nothing to load, the epilogue runs
     }
     // K runs one block ahead of V: the consumers' overlapped loop needs K(j+1) before V(j).
     for (int j = 0; j < n_blocks; ++j) {
@@ -188,9 +206,10 @@ struct WgmmaMainloop {
   }
   // scheduler=dynamic: no tile is left; the consumers find -1 in the slot when q_full completes.
   __device__ __forceinline__ void publish_end(int tile_number) const {
-    if (tile_number > 0) sm90::mbarrier_wait(q_empty, (tile_number - 1) & 1);
-    *tile_slot() = -1;
-    sm90::mbarrier_arrive(q_full);
+    const int buffer = tile_number % Cfg::kQBuffers, use = tile_number / Cfg::kQBuffers;
+    if (use > 0) sm90::mbarrier_wait(&q_empty[buffer], (use - 1) & 1);
+    *tile_slot(buffer) = -1;
+    sm90::mbarrier_arrive(&q_full[buffer]);
   }
 
   // ---- consumers
@@ -220,13 +239,13 @@ struct WgmmaMainloop {
   }
 
   // S = Q.K^T for the block in K slot `stage`: D/16 wgmma k-steps over the warpgroup's 64 Q rows.
-  __device__ __forceinline__ void issue_scores(float (&s)[kNTiles][4], int stage) const {
+  __device__ __forceinline__ void issue_scores(float (&s)[kNTiles][4], int stage, int buffer) const {
     sm90::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
       const int column_block = kk / 4, offset = (kk % 4) * 16;  // 16 elements = 32 bytes of a 128-byte row
       const unsigned long long a =
-          sm90::smem_descriptor(q + column_block * kBlockM * 64 + consumer * 64 * 64 + offset, 0, 1024);
+          sm90::smem_descriptor(q_tile(buffer) + column_block * kBlockM * 64 + consumer * 64 * 64 + offset, 0, 1024);
       const unsigned long long b =
           sm90::smem_descriptor(k + stage * kBlockN * D + column_block * kBlockN * 64 + offset, 0, 1024);
       Wgmma<kBlockN>::template ss<T>(reinterpret_cast<float(&)[kBlockN / 2]>(s), a, b, kk > 0 ? 1 : 0);
@@ -283,8 +302,8 @@ struct WgmmaMainloop {
     for (int kc = 0; kc < kKeySteps; ++kc) probabilities_as_a<T>(pa[kc], s, kc);
   }
 
-  // Q has landed (q_full); `ring` as in produce().
-  __device__ __forceinline__ void consume(const Tile& w, const AttentionParams& p, int ring) {
+  // Q has landed in buffer `buffer` (q_full); `ring` as in produce().
+  __device__ __forceinline__ void consume(const Tile& w, const AttentionParams& p, int ring, int buffer) {
     const int n_blocks = w.end - w.begin;
     if constexpr (Cfg::kPingpong) {
       // The first turn is warpgroup 0's: the last warpgroup hands it over as if it had just had one.
@@ -299,7 +318,7 @@ struct WgmmaMainloop {
       // Prologue: block 0's scores and softmax.
       sm90::mbarrier_wait(&k_full[ring % kStages], (ring / kStages) & 1);
       turn_begin();
-      issue_scores(s, ring % kStages);
+      issue_scores(s, ring % kStages, buffer);
       turn_end(false);
       sm90::wgmma_wait<0>();
       sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
@@ -310,7 +329,7 @@ struct WgmmaMainloop {
         const int stage = (ring + j) % kStages, previous = (ring + j - 1) % kStages;
         sm90::mbarrier_wait(&k_full[stage], ((ring + j) / kStages) & 1);
         turn_begin();
-        issue_scores(s, stage);  // S(j), while P(j-1) is still held in pa
+        issue_scores(s, stage, buffer);  // S(j), while P(j-1) is still held in pa
         rescale_output(o, correction);
         sm90::mbarrier_wait(&v_full[previous], ((ring + j - 1) / kStages) & 1);
         issue_pv(pa, previous);
@@ -341,7 +360,7 @@ struct WgmmaMainloop {
         const unsigned parity = ((ring + j) / kStages) & 1;
         sm90::mbarrier_wait(&k_full[stage], parity);
         turn_begin();
-        issue_scores(s, stage);
+        issue_scores(s, stage, buffer);
         turn_end(false);
         sm90::wgmma_wait<0>();
         sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
@@ -368,13 +387,13 @@ struct WgmmaMainloop {
   // a warp's store covers 8 rows x 16 bytes: half of each 32-byte sector. A chunk of a split goes to the
   // fp32 workspace directly (store_rows), as in the mma.sync path.
   template <class AnyTile>
-  __device__ __forceinline__ void epilogue(const AnyTile& w, const AttentionParams& p) {
+  __device__ __forceinline__ void epilogue(const AnyTile& w, const AttentionParams& p, int buffer) {
     locate_thread();  // again, rather than holding the row through the mainloop (start_tile)
     if (w.partial()) {
       store_rows<T, D>(w, p, o, row_max, row_sum, local_row, lane);
       return;
     }
-    unsigned char* tile = reinterpret_cast<unsigned char*>(q);
+    unsigned char* tile = reinterpret_cast<unsigned char*>(q_tile(buffer));
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const RowTotal total = row_total(row_sum[h]);
@@ -518,9 +537,9 @@ struct WgmmaMainloop {
   // are ordered before that TMA write (a different proxy) by the fence. Every thread arrives for itself:
   // with one arrival per warp after __syncwarp, compute-sanitizer's racecheck reported the next tile's
   // epilogue writes as racing with this tile's reads (probe/call5).
-  __device__ __forceinline__ void release_q() const {
+  __device__ __forceinline__ void release_q(int buffer) const {
     sm90::fence_proxy_async_shared();
-    sm90::mbarrier_arrive(q_empty);
+    sm90::mbarrier_arrive(&q_empty[buffer]);
   }
 };
 
@@ -658,8 +677,8 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
         make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p);
     mainloop.start_tile();
     sm90::mbarrier_wait(mainloop.q_full, 0);
-    mainloop.consume(w, p, 0);
-    mainloop.epilogue(w, p);
+    mainloop.consume(w, p, 0, 0);
+    mainloop.epilogue(w, p, 0);
   } else if constexpr (Cfg::kScheduler == kStreamKScheduler) {
     // The unit's tile and piece are worked out twice, before the mainloop and after it (from opaque inputs,
     // as start_tile's thread index): held through the mainloop instead, the piece and the schedule's extents
@@ -673,17 +692,17 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
         if (!schedule.unit(p, *mainloop.tail_iterations(), unit, w, piece)) break;
         sm90::mbarrier_wait(mainloop.q_full, unit & 1);
         mainloop.start_tile();
-        mainloop.consume(w, p, ring);
+        mainloop.consume(w, p, ring, 0);
       }
       const StreamKSchedule<Cfg> schedule(p, sm90::opaque(p.b), sm90::opaque(p.skv));
       typename Cfg::Tile w;
       evotune_split::StreamKPiece piece;
       schedule.unit(p, *mainloop.tail_iterations(), sm90::opaque(unit), w, piece);
       if (piece.slot < 0) {
-        mainloop.epilogue(w, p);
-        mainloop.release_q();
+        mainloop.epilogue(w, p, 0);
+        mainloop.release_q(0);
       } else {
-        mainloop.release_q();  // the piece's rows leave from registers, not through the Q tile
+        mainloop.release_q(0);  // the piece's rows leave from registers, not through the Q tile
         mainloop.store_piece(p, piece.slot);
         mainloop.fix_up(w, p, schedule, piece);
       }
@@ -693,19 +712,20 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
     int index = blockIdx.x, ring = 0;
     for (int tile_number = 0;; ++tile_number) {
       const typename Cfg::Tiles tiles(p, sm90::opaque(p.b));  // per tile, as start_tile's thread index
+      const int buffer = tile_number % Cfg::kQBuffers, use = tile_number / Cfg::kQBuffers;
       if constexpr (Cfg::kScheduler == kPersistentScheduler) {
         if (index >= tiles.total) break;
-        sm90::mbarrier_wait(mainloop.q_full, tile_number & 1);
+        sm90::mbarrier_wait(&mainloop.q_full[buffer], use & 1);
       } else {
-        sm90::mbarrier_wait(mainloop.q_full, tile_number & 1);
-        index = *mainloop.tile_slot();
+        sm90::mbarrier_wait(&mainloop.q_full[buffer], use & 1);
+        index = *mainloop.tile_slot(buffer);
         if (index < 0) break;
       }
       const typename Cfg::Tile w = tiles.at(p, index);
       mainloop.start_tile();
-      mainloop.consume(w, p, ring);
-      mainloop.epilogue(w, p);
-      mainloop.release_q();
+      mainloop.consume(w, p, ring, buffer);
+      mainloop.epilogue(w, p, buffer);
+      mainloop.release_q(buffer);
       ring += w.end - w.begin;
       if constexpr (Cfg::kScheduler == kPersistentScheduler) index += gridDim.x;
     }
