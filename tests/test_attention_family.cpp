@@ -240,6 +240,19 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   const Config prefill = heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128,causal=1"), h100);
   EXPECT_EQ(prefill.at("block_m"), 128);
   EXPECT_EQ(prefill.at("pack_gqa"), 0);
+  // d=128, and d=64 causal with long tiles: the dynamic scheduler with two Q buffers; a grid with fewer
+  // tiles than SMs stays a grid.
+  for (const char* text : {"b=4,hq=16,sq=4096,d=128", "b=4,hq=16,sq=4096,d=128,causal=1", "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1"}) {
+    const Config c = heuristic_config(Problem::parse(text), h100);
+    EXPECT_EQ(c.at("scheduler"), kDynamicScheduler) << text;
+    EXPECT_EQ(c.at("q_buffers"), 2) << text;
+  }
+  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128"), h100).at("block_n"), 144);
+  for (const char* text : {"b=1,hq=8,sq=512,d=64", "b=1,hq=4,sq=300,d=128,causal=1", "b=8,hq=16,sq=2048,d=64"}) {
+    const Config c = heuristic_config(Problem::parse(text), h100);
+    EXPECT_EQ(c.at("scheduler"), kGridScheduler) << text;
+    EXPECT_EQ(c.at("q_buffers"), 1) << text;
+  }
   // d=64 on sm_90: 192-row wgmma tiles, or 128-row ones where those fill the waves clearly better.
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=2048,d=64,dtype=bf16"), h100).at("block_m"), 192);
   EXPECT_EQ(heuristic_config(Problem::parse("b=3,hq=12,sq=777,d=64,dtype=bf16"), h100).at("block_m"), 128);

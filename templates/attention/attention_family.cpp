@@ -194,16 +194,35 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
   // 5: b16 hq16 s1024 130 us against 150, b8 hq16 s512 30 against 33, b32 hq8 s256 23 against 33; where
   // they average more, the one-CTA default stays ahead: 6.5 (b2 hq24 s1536: 64.6 against 58.9), 8.5 (b4
   // hq32 hkv8 s2048: 216 against 203), 12.5 (b2 hq16 hkv4 s3072: 137 against 116); non-causal s1024 (8
-  // blocks) 53 against 51.
-  if (p.d == 64 && p.causal && mean_causal_blocks(p, 128, 128) <= 5.0) {
+  // blocks) 53 against 51. Pingpong off: with two CTAs per SM the other CTA's GEMMs fill the gaps
+  // (b16 hq16 s1024 126.0 us against 130.5, b32 hq8 s256 22.5 against 22.6: probe/call11).
+  const bool two_ctas = p.d == 64 && p.causal && mean_causal_blocks(p, 128, 128) <= 5.0;
+  if (two_ctas) {
     c.set("block_m", 128);
     c.set("block_n", 64);
     c.set("overlap", 0);
+    c.set("pingpong", 0);
     c.set("producer_regs", 24);
     c.set("min_ctas", 2);
     c = conform(c);
+  } else if (p.d == 128 || (p.d == 64 && p.causal)) {
+    // One CTA per SM walking tiles from the atomic counter (the longest causal tiles first), the next tile's
+    // Q loading into the second Q buffer while this one runs (q_buffers=2; the 176-key d=128 blocks no
+    // longer fit beside it: 144). On the H100 (probe/call11) against the grid default: b4 hq16 s4096 d128
+    // 833.0 us against 850.9, causal 473.9 against 479.8; d64 causal b2 hq24 s1536 57.5 against 59.0, b4
+    // hq32 hkv8 s2048 202.9 against 203.3. With one Q buffer the same scheduler was slower than the grid
+    // (846.4, 481.8, 60.9, 214.0).
+    c.set("block_m", 128);
+    c.set("block_n", p.d == 128 && !p.causal ? 144 : 128);
+    c.set("producer_regs", c.at("block_n") == 128 ? 32 : 24);
+    c.set("scheduler", kDynamicScheduler);
+    c.set("q_buffers", 2);
+    c = conform(c);
   }
   if (unsplit_ctas(c, p) < limits.sm_count) {
+    // Fewer tiles than SMs: nothing for a persistent CTA to walk.
+    c.set("scheduler", kGridScheduler);
+    c.set("q_buffers", 1);
     c.set("min_ctas", 1);
     c.set("block_m", 64);
     c.set("block_n", 128);
