@@ -247,7 +247,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(c.at("scheduler"), kDynamicScheduler) << text;
     EXPECT_EQ(c.at("q_buffers"), 2) << text;
   }
-  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128"), h100).at("block_n"), 144);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128"), h100).at("block_n"), 160);
   for (const char* text : {"b=1,hq=8,sq=512,d=64", "b=1,hq=4,sq=300,d=128,causal=1", "b=8,hq=16,sq=2048,d=64"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
     EXPECT_EQ(c.at("scheduler"), kGridScheduler) << text;

@@ -208,12 +208,14 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
   } else if (p.d == 128 || (p.d == 64 && p.causal)) {
     // One CTA per SM walking tiles from the atomic counter (the longest causal tiles first), the next tile's
     // Q loading into the second Q buffer while this one runs (q_buffers=2; the 176-key d=128 blocks no
-    // longer fit beside it: 144). On the H100 (probe/call11) against the grid default: b4 hq16 s4096 d128
+    // longer fit beside it: 160 do). On the H100 (probe/call11) against the grid default: b4 hq16 s4096 d128
     // 833.0 us against 850.9, causal 473.9 against 479.8; d64 causal b2 hq24 s1536 57.5 against 59.0, b4
     // hq32 hkv8 s2048 202.9 against 203.3. With one Q buffer the same scheduler was slower than the grid
-    // (846.4, 481.8, 60.9, 214.0).
+    // (846.4, 481.8, 60.9, 214.0). Non-causal d=128 blocks of 160 keys: both non-causal d128 searches of
+    // run_d304f61 picked them, 842.1 us against the 144-key default's 854.3 (b4 hq16 s4096) and 140.7
+    // against 146.3 (b1 hq40 hkv8 s2048).
     c.set("block_m", 128);
-    c.set("block_n", p.d == 128 && !p.causal ? 144 : 128);
+    c.set("block_n", p.d == 128 && !p.causal ? 160 : 128);
     c.set("producer_regs", c.at("block_n") == 128 ? 32 : 24);
     c.set("scheduler", kDynamicScheduler);
     c.set("q_buffers", 2);
