@@ -349,6 +349,8 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
       // wgmma's own tunables (pingpong, producer_regs) and its 192-row tile; a change goes through
       // attention::conform, as a search's does (block_m=192 brings warps=16 with it).
       parse_config("mma=wgmma,block_m=128,warps=12,block_n=64,stages=2,overlap=on"),
+      // q_buffers exists for the persistent schedulers only.
+      parse_config("mma=wgmma,block_m=128,warps=12,block_n=64,stages=2,overlap=on,scheduler=dynamic"),
   };
   struct Pair {
     std::string what;
