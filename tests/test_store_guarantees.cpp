@@ -54,6 +54,8 @@ CliRun run_shell(const std::string& command) {
 
 CliRun run(const std::string& args) { return run_shell(evotune::testing::evotune_binary() + " " + args); }
 
+int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+
 std::string file_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream s;
@@ -73,6 +75,87 @@ std::vector<std::string> directory_listing(const fs::path& dir) {
 }
 
 }  // namespace
+
+// Every command that writes a file refuses the database itself (and its -wal and -shm) as the output, by
+// whatever name it is given (relative, through a symlink, a hard link), with one line and exit 2, and
+// leaves the database as it was.
+TEST(Outputs, TheDatabaseIsNeverTheOutput) {
+  evotune::testing::TempDir dir;
+  const fs::path db = dir.path() / "e.db";
+  ASSERT_EQ(run("search --replay " + t4(kSpaceA) + " --budget 20 --db " + db.string()).exit_code, 0);
+  // An attention run too, so that the header export has something to write: the committed H100 search.
+  const fs::path h100 = dir.path() / "h100.db";
+  fs::copy_file(evotune::testing::source_dir() / "evidence/results/h100/issue4-search/search_fp16/search.db", h100);
+  fs::create_symlink(db, dir.path() / "link.db");
+  fs::create_hard_link(db, dir.path() / "hard.db");
+  const std::string before = file_bytes(db), h100_before = file_bytes(h100);
+  const std::string in_dir = "cd " + dir.path().string() + " && " + evotune::testing::evotune_binary() + " ";
+  const std::vector<std::string> attempts = {
+      "export --format csv --db " + db.string() + " --out " + db.string(),
+      "export --format csv --table evo_log --db " + db.string() + " --out " + db.string(),
+      "export --format t4 --db " + db.string() + " --out " + db.string(),
+      "export --format csv --db " + db.string() + " --out " + db.string() + "-wal",
+      "export --format csv --db " + db.string() + " --out " + db.string() + "-shm",
+      "export --format csv --db " + db.string() + " --out " + (dir.path() / "link.db").string(),
+      "export --format csv --db " + (dir.path() / "link.db").string() + " --out " + db.string(),
+      "export --format csv --db " + db.string() + " --out " + (dir.path() / "hard.db").string(),
+      "export --format csv --db " + db.string() + " --out " + (dir.path() / "." / "e.db").string(),
+      "report --db " + db.string() + " -o " + db.string(),
+      "report --db " + db.string() + " -o " + (dir.path() / "link.db").string(),
+      "export --skip-verify --db " + h100.string() + " --out " + h100.string(),
+      "export --skip-verify --run 1 --db " + h100.string() + " --out " + h100.string() + "-wal",
+  };
+  for (const std::string& args : attempts) {
+    CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_EQ(lines(r.output), 1) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("database"), std::string::npos) << args << ": " << r.output;
+  }
+  for (const std::string& args : {std::string("export --format csv --db e.db --out e.db"),
+                                  std::string("export --format t4 --db ./e.db --out ../") +
+                                      dir.path().filename().string() + "/e.db",
+                                  std::string("report --db e.db -o link.db")}) {
+    CliRun r = run_shell(in_dir + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+  }
+  EXPECT_EQ(file_bytes(db), before);
+  EXPECT_EQ(file_bytes(h100), h100_before);
+  EXPECT_TRUE(fs::is_symlink(dir.path() / "link.db"));
+  EXPECT_FALSE(fs::exists(db.string() + "-wal"));
+  Store store(db.string(), Store::Mode::read_only);
+  EXPECT_EQ(store.trials(1).size(), 20u);
+}
+
+// An output is written whole or not at all, under a temporary name of its own: a file of the user's that
+// happens to be called like the old fixed temporary (OUT.tmp) is left alone, and a failed write (the output
+// is a directory) leaves nothing behind.
+TEST(Outputs, AreWrittenAtomicallyAndLeaveNoTemporary) {
+  evotune::testing::TempDir dir;
+  const fs::path db = dir.path() / "e.db";
+  ASSERT_EQ(run("search --replay " + t4(kSpaceA) + " --budget 20 --db " + db.string()).exit_code, 0);
+  const fs::path out = dir.path() / "trials.csv";
+  std::ofstream(out.string() + ".tmp") << "the user's own notes\n";
+  CliRun written = run("export --format csv --db " + db.string() + " --out " + out.string());
+  ASSERT_EQ(written.exit_code, 0) << written.output;
+  EXPECT_EQ(file_bytes(out.string() + ".tmp"), "the user's own notes\n");
+  EXPECT_NE(file_bytes(out).find("config"), std::string::npos);
+  // The output exists already as a directory: refused, and no temporary is left in the directory.
+  fs::create_directory(dir.path() / "taken");
+  std::ofstream(dir.path() / "taken" / "inside") << "x";
+  const auto listing = directory_listing(dir.path());
+  for (const std::string& args : {"export --format csv --db " + db.string() + " --out " + (dir.path() / "taken").string(),
+                                  "report --db " + db.string() + " -o " + (dir.path() / "taken").string()}) {
+    CliRun r = run(args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_EQ(lines(r.output), 1) << args << ": " << r.output;
+    EXPECT_EQ(directory_listing(dir.path()), listing) << args << " left something behind";
+  }
+  // A report into a directory that does not exist: one line, nothing created.
+  CliRun missing = run("report --db " + db.string() + " -o " + (dir.path() / "no" / "r.html").string());
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_EQ(lines(missing.output), 1) << missing.output;
+  EXPECT_EQ(directory_listing(dir.path()), listing);
+}
 
 // Several processes creating the same new database at once all succeed (the schema is created once, in
 // one write transaction that looks at the version again), each with its run.
