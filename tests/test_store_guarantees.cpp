@@ -67,6 +67,15 @@ std::string t4(const char* name) { return (evotune::testing::t4_dir() / name).st
 const char* const kSpaceA = "convolution_milo_A4000_T4.json.gz";
 const char* const kSpaceB = "convolution_milo_A100_T4.json.gz";
 
+// One row of `runs`, as text, to see that a refused or empty resume changed nothing.
+std::string run_row(const std::string& db, int run) {
+  Store store(db, Store::Mode::read_only);
+  for (const auto& r : store.runs()) {
+    if (r.id == run) return fmt::format("{} {} {} {}", r.status, r.finished_at, r.trials, r.budget);
+  }
+  return "no such run";
+}
+
 std::vector<std::string> directory_listing(const fs::path& dir) {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
@@ -155,6 +164,173 @@ TEST(Outputs, AreWrittenAtomicallyAndLeaveNoTemporary) {
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_EQ(lines(missing.output), 1) << missing.output;
   EXPECT_EQ(directory_listing(dir.path()), listing);
+}
+
+// Inputs are checked before any database is created or changed: a search that fails on its options or
+// its recorded space leaves no new (empty) database behind.
+TEST(Outputs, AFailingSearchLeavesNoNewDatabase) {
+  evotune::testing::TempDir dir;
+  const fs::path garbage = dir.path() / "garbage.t4.json";
+  std::ofstream(garbage) << "{\"this is\": \"not a T4 document\"}";
+  const fs::path db = dir.path() / "new.db";
+  for (const std::string& args : {"search --replay " + garbage.string(),
+                                  "search --replay " + t4(kSpaceA) + " --strategy nonsense",
+                                  "search --replay " + t4(kSpaceA) + " --devices x",
+                                  "search --replay " + t4(kSpaceA) + " --evo offspring=banana",
+                                  std::string("search --resume 3"),
+                                  std::string("search")}) {
+    CliRun r = run(args + " --db " + db.string());
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_EQ(lines(r.output), 1) << args << ": " << r.output;
+    EXPECT_FALSE(fs::exists(db)) << args << " left a database behind";
+    fs::remove(db);
+  }
+}
+
+// A resume continues the recorded run on exactly the recorded space with exactly its settings, or is
+// refused with one line and exit 2, changing nothing: another space, the same file changed, a flag that
+// contradicts the run. A finished run is left as it is.
+TEST(Resume, IsExactOrRefused) {
+  evotune::testing::TempDir dir;
+  const fs::path space = dir.path() / "space.t4.json.gz";
+  fs::copy_file(t4(kSpaceA), space);
+  const std::string db = (dir.path() / "e.db").string();
+  const std::string common = "search --replay " + space.string() + " --strategy evo --budget 60 --seed 5 --history 0";
+  EXPECT_EQ(run(common + " --test-kill-after 17 --db " + db).exit_code, 128 + SIGKILL);
+  const std::string interrupted = run_row(db, 1);
+  const std::string resume = "search --resume 1 --db " + db;
+  std::vector<std::string> refused = {
+      resume + " --replay " + t4(kSpaceB),  // another recorded space
+      resume + " --seed 6",
+      resume + " --strategy random",
+      resume + " --budget 70",
+      resume + " --evo offspring=12",
+      resume + " --lookahead 3",
+      resume + " --stop-after-stagnant 4",
+      resume + " --problem b=1,hq=8,sq=512,d=64",
+  };
+  for (const std::string& args : refused) {
+    CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_EQ(lines(r.output), 1) << args << ": " << r.output;
+    EXPECT_EQ(run_row(db, 1), interrupted) << args;
+  }
+  // The same name, other content: noticed.
+  fs::copy_file(t4(kSpaceB), space, fs::copy_options::overwrite_existing);
+  CliRun changed = run(resume);
+  EXPECT_EQ(changed.exit_code, 2) << changed.output;
+  EXPECT_NE(changed.output.find("changed"), std::string::npos) << changed.output;
+  EXPECT_EQ(run_row(db, 1), interrupted);
+  // Restored: the resume goes on, flags that agree with the run are accepted.
+  fs::copy_file(t4(kSpaceA), space, fs::copy_options::overwrite_existing);
+  CliRun resumed = run(resume + " --seed 5 --strategy evo --replay " + space.string());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_EQ(run(common + " --db " + db).exit_code, 0);  // run 2, uninterrupted
+  {
+    Store store(db, Store::Mode::read_only);
+    auto a = store.trials(1), b = store.trials(2);
+    ASSERT_EQ(a.size(), 60u);
+    ASSERT_EQ(b.size(), a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].config_key, b[i].config_key) << i;
+  }
+  // Finished: a resume says so, exits 0 and changes nothing (not even the time it finished).
+  const std::string finished = run_row(db, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  CliRun again = run(resume);
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("finished"), std::string::npos) << again.output;
+  EXPECT_EQ(run_row(db, 1), finished);
+}
+
+// A run recorded before schema 4 (no hash of its space, no claims table) still resumes as before, saying
+// that its space cannot be checked; the database is migrated to the current schema on the way.
+TEST(Resume, ARunFromBeforeSchemaFourResumesAndSaysItsSpaceIsUnchecked) {
+  evotune::testing::TempDir dir;
+  const std::string db = (dir.path() / "v3.db").string();
+  const std::string common = "search --replay " + t4(kSpaceA) + " --strategy evo --budget 40 --seed 5 --history 0";
+  EXPECT_EQ(run(common + " --test-kill-after 11 --db " + db).exit_code, 128 + SIGKILL);
+  {
+    // What evotune wrote before schema 4.
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+    for (const char* sql : {"ALTER TABLE runs DROP COLUMN space_path", "ALTER TABLE runs DROP COLUMN space_sha256",
+                            "DROP TABLE run_claims", "PRAGMA user_version = 3"}) {
+      ASSERT_EQ(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql << ": " << sqlite3_errmsg(raw);
+    }
+    sqlite3_close(raw);
+  }
+  {
+    Store old(db, Store::Mode::read_only);
+    ASSERT_EQ(old.schema_version(), 3);
+    EXPECT_EQ(old.run_info(1)->space_sha256, "");
+    EXPECT_EQ(old.trials(1).size(), 11u);
+  }
+  CliRun resumed = run("search --resume 1 --db " + db);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("cannot be checked"), std::string::npos) << resumed.output;
+  EXPECT_EQ(run(common + " --db " + db).exit_code, 0);  // run 2, uninterrupted, recorded with its hash
+  Store store(db, Store::Mode::read_only);
+  EXPECT_EQ(store.schema_version(), evotune::evidence::kSchemaVersion);
+  auto a = store.trials(1), b = store.trials(2);
+  ASSERT_EQ(a.size(), 40u);
+  ASSERT_EQ(b.size(), a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].config_key, b[i].config_key) << i;
+  EXPECT_EQ(store.run_info(2)->space_sha256.size(), 64u);
+  EXPECT_EQ(store.run_info(2)->space_path, fs::canonical(t4(kSpaceA)).string());
+}
+
+// An attention run resumed with a different problem (or a recorded space) is refused before any device is
+// looked for: on this CPU machine that is exit 2, not the no-device exit 3 of a search that went ahead.
+TEST(Resume, AnAttentionRunRefusesAnotherProblem) {
+  evotune::testing::TempDir dir;
+  const std::string db = (dir.path() / "a.db").string();
+  fs::copy_file(evotune::testing::source_dir() / "evidence/results/h100/issue4-search/search_fp16/search.db", db);
+  std::string problem;
+  {
+    Store store(db, Store::Mode::read_only);
+    problem = store.run_info(1)->problem;
+  }
+  ASSERT_FALSE(problem.empty());
+  for (const std::string& args : {"search --resume 1 --problem b=1,hq=8,sq=512,d=64,dtype=fp16 --db " + db,
+                                  "search --resume 1 --replay " + t4(kSpaceA) + " --db " + db}) {
+    CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_EQ(lines(r.output), 1) << args << ": " << r.output;
+  }
+}
+
+// Two resumes of one run at once: the second is refused with one line and exit 2 (not a UNIQUE constraint
+// error), the first finishes, and the run holds each trial once.
+TEST(Resume, ASecondConcurrentResumeIsRefused) {
+  evotune::testing::TempDir dir;
+  const std::string db = (dir.path() / "e.db").string();
+  const std::string common = "search --replay " + t4(kSpaceA) + " --strategy evo --budget 60 --seed 5 --history 0";
+  EXPECT_EQ(run(common + " --test-kill-after 5 --db " + db).exit_code, 128 + SIGKILL);
+  // The first resume evaluates in a worker that hangs on its 20th request for the trial timeout (4 s):
+  // long enough for the second to try while the first is under way.
+  const std::string first_log = (dir.path() / "first.log").string();
+  const std::string slow = "search --resume 1 --devices 0 --test-worker-hang-at 20 --trial-timeout 4 --db " + db;
+  std::thread first([&] { run_shell(evotune::testing::evotune_binary() + " " + slow + " > " + first_log); });
+  // Wait until the first resume is under way (it has recorded a trial).
+  for (int i = 0; i < 200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    if (Store(db, Store::Mode::read_only).trials(1).size() > 5) break;
+  }
+  CliRun second = run("search --resume 1 --db " + db);
+  first.join();
+  EXPECT_EQ(second.exit_code, 2) << second.output;
+  EXPECT_EQ(lines(second.output), 1) << second.output;
+  EXPECT_EQ(second.output.find("UNIQUE"), std::string::npos) << second.output;
+  Store store(db, Store::Mode::read_only);
+  auto trials = store.trials(1);
+  EXPECT_EQ(trials.size(), 60u) << file_bytes(first_log);
+  std::set<std::string> keys;
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    EXPECT_EQ(trials[i].seq, static_cast<int>(i));
+    keys.insert(trials[i].config_key);
+  }
+  EXPECT_EQ(keys.size(), trials.size());
+  EXPECT_EQ(store.runs().at(0).status, "finished");
 }
 
 // Several processes creating the same new database at once all succeed (the schema is created once, in
