@@ -113,6 +113,7 @@ TEST(Outputs, TheDatabaseIsNeverTheOutput) {
       "report --db " + db.string() + " -o " + (dir.path() / "link.db").string(),
       "export --skip-verify --db " + h100.string() + " --out " + h100.string(),
       "export --skip-verify --run 1 --db " + h100.string() + " --out " + h100.string() + "-wal",
+      "search --replay " + t4(kSpaceA) + " --budget 5 --db " + db.string() + " --summary-json " + db.string(),
   };
   for (const std::string& args : attempts) {
     CliRun r = run(args);
@@ -133,6 +134,7 @@ TEST(Outputs, TheDatabaseIsNeverTheOutput) {
   EXPECT_FALSE(fs::exists(db.string() + "-wal"));
   Store store(db.string(), Store::Mode::read_only);
   EXPECT_EQ(store.trials(1).size(), 20u);
+  EXPECT_EQ(store.runs().size(), 1u);
 }
 
 // An output is written whole or not at all, under a temporary name of its own: a file of the user's that
