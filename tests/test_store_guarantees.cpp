@@ -370,6 +370,11 @@ TEST(Concurrency, ReadOnlyCommandsWorkInAnUnwritableDirectory) {
   const std::string db = (data / "e.db").string();
   ASSERT_EQ(run("search --replay " + t4(kSpaceA) + " --budget 20 --db " + db).exit_code, 0);
   ASSERT_FALSE(fs::exists(db + "-shm"));  // closed cleanly: SQLite removed the WAL's files
+  // A search killed mid-run: its last commits are still in its -wal (with the -shm beside it).
+  const std::string crashed = (data / "crashed.db").string();
+  ASSERT_EQ(run("search --replay " + t4(kSpaceA) + " --budget 30 --test-kill-after 12 --db " + crashed).exit_code,
+            128 + SIGKILL);
+  ASSERT_TRUE(fs::exists(crashed + "-wal"));
   std::string binary = evotune::testing::evotune_binary();
   const bool as_root = geteuid() == 0;
   if (as_root) {
@@ -379,8 +384,28 @@ TEST(Concurrency, ReadOnlyCommandsWorkInAnUnwritableDirectory) {
   }
   chmod(dir.path().c_str(), 0755);
   chmod(outputs.c_str(), 0777);
-  chmod(db.c_str(), 0644);
+  for (const auto& e : fs::directory_iterator(data)) chmod(e.path().c_str(), 0644);
   chmod(data.c_str(), 0555);
+  auto run_unprivileged = [&](const std::string& args) {
+    const std::string command = binary + " " + args;
+    if (!as_root) return run_shell(command);
+    // fork, drop to nobody, run the command through the shell; its output goes to a file nobody can write.
+    CliRun r;
+    const fs::path log = outputs / "log.txt";
+    fs::remove(log);
+    const pid_t child = fork();
+    if (child == 0) {
+      if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(99);
+      const std::string shell = command + " > " + log.string() + " 2>&1";
+      execl("/bin/sh", "sh", "-c", shell.c_str(), static_cast<char*>(nullptr));
+      _exit(98);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.output = file_bytes(log);
+    return r;
+  };
   const std::string before = file_bytes(db);
   const auto listing = directory_listing(data);
   const std::vector<std::string> commands = {
@@ -392,30 +417,31 @@ TEST(Concurrency, ReadOnlyCommandsWorkInAnUnwritableDirectory) {
       "report --db " + db + " -o " + (outputs / "report.html").string(),
   };
   for (const std::string& args : commands) {
-    const std::string command = binary + " " + args;
-    CliRun r;
-    if (!as_root) {
-      r = run_shell(command);
-    } else {
-      // fork, drop to nobody, run the command through the shell; its output goes to a file nobody can write.
-      const fs::path log = outputs / "log.txt";
-      fs::remove(log);
-      const pid_t child = fork();
-      if (child == 0) {
-        if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(99);
-        const std::string shell = command + " > " + log.string() + " 2>&1";
-        execl("/bin/sh", "sh", "-c", shell.c_str(), static_cast<char*>(nullptr));
-        _exit(98);
-      }
-      int status = 0;
-      waitpid(child, &status, 0);
-      r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      r.output = file_bytes(log);
-    }
+    CliRun r = run_unprivileged(args);
     EXPECT_EQ(r.exit_code, 0) << args << ": " << r.output;
     EXPECT_EQ(directory_listing(data), listing) << args << " created a file in the read-only directory";
   }
   EXPECT_NE(file_bytes(outputs / "report.html").find("<html"), std::string::npos);
   EXPECT_EQ(file_bytes(db), before);
+  // With its -wal and -shm there, the crashed search's database reads whole, last commits included.
+  CliRun whole = run_unprivileged("top -n 100 --format json --db " + crashed);
+  EXPECT_EQ(whole.exit_code, 0) << whole.output;
+  int rows = 0;
+  for (std::size_t at = whole.output.find("\"config_key\""); at != std::string::npos;
+       at = whole.output.find("\"config_key\"", at + 1)) {
+    ++rows;
+  }
+  EXPECT_EQ(rows, 12) << whole.output;
+  // Without the -shm (and no way to make one), its -wal cannot be read: refused, rather than read without
+  // the commits in it.
+  chmod(data.c_str(), 0755);
+  fs::remove(crashed + "-shm");
+  chmod(data.c_str(), 0555);
+  const auto without_shm = directory_listing(data);
+  CliRun refused = run_unprivileged("runs --db " + crashed);
+  EXPECT_NE(refused.exit_code, 0) << refused.output;
+  EXPECT_EQ(lines(refused.output), 1) << refused.output;
+  EXPECT_NE(refused.output.find("-wal"), std::string::npos) << refused.output;
+  EXPECT_EQ(directory_listing(data), without_shm);
   chmod(data.c_str(), 0755);
 }
