@@ -2,9 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <vector>
 
 #include "runtime/errors.h"
 
@@ -38,18 +46,98 @@ std::int64_t requested_or_latest_run(const evidence::Store& store, std::int64_t 
   return *latest;
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// Whether `a` and `b` are one file: the same inode when both exist (hard links, symlinks), else the same
+// path once made absolute and stripped of symlinks, "." and "..".
+bool same_file(const fs::path& a, const fs::path& b) {
+  struct stat sa {}, sb {};
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) {
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  }
+  std::error_code ec1, ec2;
+  const fs::path ca = fs::weakly_canonical(fs::absolute(a), ec1), cb = fs::weakly_canonical(fs::absolute(b), ec2);
+  return !ec1 && !ec2 && ca == cb;
+}
+
+// The process's umask, read without changing it (umask(2) would, for a moment, for every thread).
+mode_t current_umask() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("Umask:", 0) == 0) return static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+  }
+  return 022;
+}
+
+}  // namespace
+
+void refuse_database_as_output(const std::string& output, const std::string& db) {
+  if (output.empty() || output == "-" || db.empty()) return;
+  // SQLite keeps -wal and -shm beside the file a symlinked database name points to.
+  std::vector<fs::path> bases = {db};
+  std::error_code ec;
+  const fs::path resolved = fs::weakly_canonical(fs::absolute(db), ec);
+  if (!ec) bases.push_back(resolved);
+  for (const fs::path& base : bases) {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      if (same_file(output, base.string() + suffix)) {
+        throw UsageError(fmt::format("refusing to write {}: it is {}the evidence database {}; choose another output",
+                                     output, *suffix ? fmt::format("SQLite's {} file of ", suffix) : std::string(), db));
+      }
+    }
+  }
+}
+
 void write_output_file(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
     std::cout << text;
     return;
   }
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", path));
+  fs::path target = path;
+  std::error_code ec;
+  if (fs::is_symlink(target, ec)) {
+    const fs::path through = fs::weakly_canonical(fs::absolute(target), ec);
+    if (!ec) target = through;
   }
-  std::filesystem::rename(temporary, path);
+  if (fs::is_directory(target, ec)) throw UsageError(fmt::format("cannot write {}: it is a directory", path));
+  const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(directory, ec)) {
+    throw UsageError(fmt::format("cannot write {}: there is no directory {}", path, directory.string()));
+  }
+  // An existing output keeps its permissions; a new one gets what the umask allows (mkstemp's are 0600).
+  struct stat existing {};
+  mode_t mode = 0;
+  if (::stat(target.c_str(), &existing) == 0) {
+    mode = existing.st_mode & 07777;
+  } else {
+    mode = 0666 & ~current_umask();
+  }
+  std::string temporary = (directory / ("." + target.filename().string() + ".XXXXXX")).string();
+  const int fd = ::mkstemp(temporary.data());
+  if (fd < 0) {
+    throw std::runtime_error(fmt::format("cannot write {}: cannot create a file in {}: {}", path, directory.string(),
+                                         std::strerror(errno)));
+  }
+  std::string failure;
+  for (std::size_t written = 0; failure.empty() && written < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      failure = std::strerror(errno);
+    } else {
+      written += static_cast<std::size_t>(n);
+    }
+  }
+  // fsync before the rename: after a crash the output is the old file or the whole new one.
+  if (failure.empty() && (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0)) failure = std::strerror(errno);
+  if (::close(fd) != 0 && failure.empty()) failure = std::strerror(errno);
+  if (failure.empty() && ::rename(temporary.c_str(), target.c_str()) != 0) failure = std::strerror(errno);
+  if (!failure.empty()) {
+    ::unlink(temporary.c_str());
+    throw std::runtime_error(fmt::format("cannot write {}: {}", path, failure));
+  }
 }
 
 std::string utc_timestamp() {

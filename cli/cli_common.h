@@ -35,8 +35,14 @@ std::filesystem::path cache_dir(const GlobalOptions& options);
 // The run a reading command works on: `requested` when given (UsageError when the database lacks it),
 // else the latest (UsageError when there is none).
 std::int64_t requested_or_latest_run(const evidence::Store& store, std::int64_t requested, const std::string& db);
-// Writes `text` next to `path` and renames it into place, so a reader never sees half a file and a failed
-// write leaves an earlier file untouched; "-" (or empty) writes to standard output.
+// Refuses (UsageError) an output path that names the database `db` or one of SQLite's files beside it
+// (-wal, -shm, -journal), by any name: relative, through symlinks, or a hard link to it. Every command
+// that writes a file and reads a database calls it before it opens the database.
+void refuse_database_as_output(const std::string& output, const std::string& db);
+// Writes `text` to a temporary file of a unique name in the directory of `path` and renames it into place,
+// so a reader never sees half a file, a failed write leaves an earlier file untouched and no temporary
+// behind, and two writers never share a temporary. A symlink is written through (its target is
+// replaced). "-" (or empty) writes to standard output.
 void write_output_file(const std::string& path, const std::string& text);
 // Now, UTC, ISO 8601 to the second: "2026-11-21T19:03:47Z".
 std::string utc_timestamp();

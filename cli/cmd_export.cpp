@@ -210,8 +210,9 @@ void add_export_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_flag("--skip-verify", opt->skip_verify,
                 "header: do not re-verify on a GPU even when one is present (entries are marked not re-verified)");
   cmd->callback([opt, &globals] {
+    if (opt->format == "header" && opt->out.empty()) opt->out = "tuned_attention.h";
+    refuse_database_as_output(opt->out, opt->db);
     if (opt->format == "header") {
-      if (opt->out.empty()) opt->out = "tuned_attention.h";
       export_header(*opt, globals);
       return;
     }

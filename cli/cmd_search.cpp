@@ -11,8 +11,10 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -23,6 +25,7 @@
 #include "runtime/compile_processes.h"
 #include "runtime/device_properties.h"
 #include "runtime/errors.h"
+#include "runtime/sha256.h"
 #include "search/attention_history.h"
 #include "search/attention_space.h"
 #include "search/coordinator.h"
@@ -56,6 +59,7 @@ struct Options {
   double compile_timeout = 30;
   std::string summary_json;
   std::string library_baseline = "auto";
+  std::set<std::string> given;  // the options named on the command line (a resume checks them against the run)
 };
 
 void print_progress(const search::Progress& p, bool terminal) {
@@ -259,6 +263,124 @@ nlohmann::json stored_options(const RunSettings& s) {
           {"lookahead", s.lookahead}, {"space", s.space}, {"compile_timeout", s.compile_timeout}};
 }
 
+// What a resume starts from: the run as recorded, read before anything is opened for writing.
+struct Resumed {
+  std::int64_t run_id = 0;
+  evidence::RunInfo info;
+  RunSettings settings;
+};
+
+// Reads run `opt.resume` without writing anything: a missing database or run is a usage error.
+Resumed read_resumed_run(const Options& opt) {
+  if (!std::filesystem::exists(opt.db)) {
+    throw UsageError(fmt::format("no evotune database at {}: there is no run {} to resume", opt.db, opt.resume));
+  }
+  evidence::Store peek(opt.db, evidence::Store::Mode::read_only);
+  std::optional<evidence::RunInfo> info = peek.run_info(opt.resume);
+  if (!info) throw UsageError(fmt::format("{} holds no run {} (see evotune runs --db {})", opt.db, opt.resume, opt.db));
+  return {opt.resume, *info, resumed_settings(peek, opt.resume, opt.db)};
+}
+
+// A resume replays the run as it was recorded; an option on the command line that says otherwise would mix
+// two searches in one run, and is refused (one line, naming the option). Options that only say how this
+// invocation runs (--max-minutes, --compile-processes, --summary-json, --library-baseline; --devices and
+// --trial-timeout of a replay) are free.
+void refuse_contradicting_options(const Options& opt, const Resumed& r) {
+  const bool gpu = r.info.family == "attention";
+  auto refuse = [&](const std::string& option, const std::string& recorded, const std::string& given) {
+    throw UsageError(fmt::format("run {} was recorded with {} {}; resuming it with {} {} would mix two searches in "
+                                 "one run (leave {} out, or start a new run)",
+                                 r.run_id, option, recorded, option, given, option));
+  };
+  auto check = [&](const char* option, const auto& recorded, const auto& given) {
+    if (opt.given.count(option) && !(recorded == given)) refuse(option, fmt::format("{}", recorded), fmt::format("{}", given));
+  };
+  if (r.settings.strategy == "compile-only") {
+    throw UsageError(fmt::format("run {} is a --compile-only sweep, which does not resume: run the sweep again (what it "
+                                 "compiled is in the cubin cache)", r.run_id));
+  }
+  if (opt.compile_only) throw UsageError("--compile-only starts a sweep; it does not resume a run");
+  check("--strategy", r.settings.strategy, opt.strategy);
+  check("--seed", r.settings.seed, opt.seed);
+  check("--budget", r.settings.budget, opt.budget);
+  check("--evo", r.settings.evo, opt.evo);
+  check("--stop-after-stagnant", r.settings.stop_after_stagnant, opt.stop_after_stagnant);
+  check("--lookahead", r.settings.lookahead, opt.lookahead);
+  check("--space", r.settings.space, opt.space);
+  check("--compile-timeout", r.settings.compile_timeout, opt.compile_timeout);
+  if (opt.given.count("--history")) {
+    throw UsageError(fmt::format("--history chooses a run's seeds when it starts; run {} keeps the seeds it started "
+                                 "with (leave --history out)", r.run_id));
+  }
+  if (opt.given.count("--target")) throw UsageError("--target applies to --compile-only sweeps, which do not resume");
+  if (gpu) {
+    if (!opt.replay.empty()) {
+      throw UsageError(fmt::format("run {} is a GPU search of {}; --replay does not apply to it", r.run_id, r.info.problem));
+    }
+    if (!opt.problem.empty() && attention::Problem::parse(opt.problem).to_string() != r.info.problem) {
+      refuse("--problem", r.info.problem, attention::Problem::parse(opt.problem).to_string());
+    }
+    const std::string devices = r.settings.options.value("devices", std::string("0"));
+    if (opt.given.count("--devices") && parse_devices(opt.devices) != parse_devices(devices)) {
+      refuse("--devices", devices, opt.devices);
+    }
+    check("--trial-timeout", r.settings.options.value("trial_timeout", opt.trial_timeout), opt.trial_timeout);
+  } else if (!opt.problem.empty()) {
+    throw UsageError(fmt::format("run {} searched the recorded space {}; --problem does not apply to it", r.run_id,
+                                 r.info.problem));
+  }
+}
+
+// A finished run has nothing left to do: its resume says so and changes nothing.
+bool say_if_finished(const Resumed& r, const std::string& db) {
+  if (r.info.status != "finished") return false;
+  fmt::print(stderr, "search: run {} in {} is finished; nothing to resume (start a new run without --resume)\n", r.run_id,
+             db);
+  return true;
+}
+
+// The process that runs a run holds its claim while it does; a second process (a second resume of the same
+// run) is refused instead of recording the same trials again. Released when the search ends; a claim
+// left by a process that crashed is taken over (Store::claim_run).
+class RunClaim {
+ public:
+  RunClaim(evidence::Store& store, std::int64_t run_id, const std::string& db) : store_(store), run_id_(run_id) {
+    if (std::optional<evidence::RunOwner> owner = store.claim_run(run_id)) {
+      throw UsageError(fmt::format("run {} in {} is being run by process {} on {} (since {}); wait for it to end, "
+                                   "then resume it",
+                                   run_id, db, owner->pid, owner->host, owner->claimed_at));
+    }
+  }
+  ~RunClaim() {
+    try {
+      store_.release_run(run_id_);
+    } catch (const std::exception&) {  // left behind, it is taken over by the next resume: the owner is gone
+    }
+  }
+  RunClaim(const RunClaim&) = delete;
+  RunClaim& operator=(const RunClaim&) = delete;
+
+ private:
+  evidence::Store& store_;
+  std::int64_t run_id_;
+};
+
+// The recorded space's bytes, hashed: what a resume compares with the run's.
+std::string file_sha256(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in.is_open()) throw UsageError(fmt::format("cannot open {}", path));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) throw UsageError(fmt::format("cannot read {}", path));
+  return runtime::sha256_hex(bytes.str());
+}
+
+std::string absolute_path(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path), ec);
+  return ec ? std::filesystem::absolute(path).string() : p.string();
+}
+
 // The coordinator loop with progress on stderr; marks the run finished (or interrupted).
 search::SearchSummary drive_search(evidence::Store& store, std::int64_t run_id, const search::SearchSpace& space,
                                    search::Strategy& strategy, search::Evaluator& evaluator, const RunSettings& settings,
@@ -397,17 +519,19 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   attention::Problem problem = attention::Problem::parse(opt.problem);
   search::parse_evo_options(opt.evo);  // a bad option is a usage error before any database is touched
   std::vector<int> ordinals = parse_devices(opt.devices.empty() ? "0" : opt.devices);
-  // The device first: without one (exit 3) no database is created or touched.
+  // The run to resume, as recorded, and whether the command line agrees with it: before anything else.
+  std::optional<Resumed> resumed;
   if (opt.resume != 0) {
-    evidence::Store peek(opt.db, evidence::Store::Mode::read_only);
-    if (std::optional<evidence::RunInfo> info = peek.run_info(opt.resume)) {
-      ordinals = parse_devices(nlohmann::json::parse(info->options_json).value("devices", std::string("0")));
-    }
+    resumed = read_resumed_run(opt);
+    refuse_contradicting_options(opt, *resumed);
+    if (say_if_finished(*resumed, opt.db)) return;
+    ordinals = parse_devices(resumed->settings.options.value("devices", std::string("0")));
   }
+  // The device next: without one (exit 3) no database is created or touched.
   const runtime::DeviceProperties props = runtime::query_device(ordinals.at(0));  // no device: exit 3
   evidence::Store store(opt.db, evidence::Store::Mode::read_write);
   std::int64_t run_id = opt.resume;
-  RunSettings settings = run_id != 0 ? resumed_settings(store, run_id, opt.db) : new_settings(opt);
+  RunSettings settings = resumed ? resumed->settings : new_settings(opt);
   double timeout = run_id != 0 ? settings.options.value("trial_timeout", opt.trial_timeout) : opt.trial_timeout;
   const search::SpaceScope scope = search::parse_space_scope(settings.space);
   const DeviceLimits limits = DeviceLimits::from(props);
@@ -450,6 +574,12 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
     options["trial_timeout"] = timeout;
     info.options_json = options.dump();
     run_id = store.create_run(info);
+  }
+  RunClaim claim(store, run_id, opt.db);
+  if (resumed) {
+    // Another process may have finished it between the first look and the claim.
+    resumed->info.status = store.run_info(run_id)->status;
+    if (say_if_finished(*resumed, opt.db)) return;
   }
   // The cubin cache is where prepared kernels travel from the compile processes to the workers.
   std::optional<PrivateCache> private_cache;
@@ -565,24 +695,69 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   }
 }
 
+// The recorded space a resumed replay run goes on with: the one given (or else the one recorded), which
+// must be the run's: the same bytes as when it started. Runs recorded before evotune kept the hash are
+// resumed as before, saying that their space cannot be checked.
+std::string resumed_space(const Options& opt, const Resumed& r, const std::string& sha256_of_given) {
+  const std::string recorded_path =
+      !r.info.space_path.empty() ? r.info.space_path : r.settings.options.value("replay", std::string());
+  const std::string path = opt.replay.empty() ? recorded_path : opt.replay;
+  if (path.empty()) throw UsageError(fmt::format("run {} does not say which recorded space it searched", r.run_id));
+  if (!std::filesystem::exists(path)) {
+    throw UsageError(fmt::format("run {} searched {}, which is not there any more (give it with --replay)", r.run_id, path));
+  }
+  const std::string sha256 = sha256_of_given.empty() ? file_sha256(path) : sha256_of_given;
+  if (r.info.space_sha256.empty()) {
+    fmt::print(stderr, "search: run {} was recorded before evotune kept a hash of its recorded space: {} cannot be "
+                       "checked against it\n", r.run_id, path);
+  } else if (sha256 != r.info.space_sha256) {
+    const std::string recorded = fmt::format("run {} searched {} (sha256 {}...)", r.run_id, r.info.space_path,
+                                             r.info.space_sha256.substr(0, 12));
+    if (absolute_path(path) == r.info.space_path) {
+      throw UsageError(fmt::format("{}, which has changed since (now sha256 {}...); resuming on other data would mix "
+                                   "two spaces in one run", recorded, sha256.substr(0, 12)));
+    }
+    throw UsageError(fmt::format("{}; {} is another recorded space (sha256 {}...)", recorded, path, sha256.substr(0, 12)));
+  }
+  return path;
+}
+
 void run_replay_search(const Options& opt) {
-  search::parse_evo_options(opt.evo);  // a bad option is a usage error before any database is touched
-  evidence::Store store(opt.db, evidence::Store::Mode::read_write);
-  std::int64_t run_id = opt.resume;
-  RunSettings settings = run_id != 0 ? resumed_settings(store, run_id, opt.db) : new_settings(opt);
+  // Every input is checked before the database is opened for writing: a refused search leaves no new
+  // database, and changes nothing in an existing one.
+  search::parse_evo_options(opt.evo);
+  if (!opt.devices.empty()) parse_devices(opt.devices);
+  std::optional<Resumed> resumed;
+  if (opt.resume != 0) {
+    resumed = read_resumed_run(opt);
+    refuse_contradicting_options(opt, *resumed);
+    if (say_if_finished(*resumed, opt.db)) return;
+  } else if (opt.replay.empty()) {
+    throw UsageError("give --problem P (a GPU search) or --replay FILE (a recorded space)");
+  }
+  RunSettings settings = resumed ? resumed->settings : new_settings(opt);
   std::string replay = opt.replay;
-  if (run_id != 0 && replay.empty()) replay = settings.options.value("replay", "");
-  if (replay.empty()) throw UsageError("give --problem P (a GPU search) or --replay FILE (a recorded space)");
+  std::string space_sha256;
+  if (!replay.empty()) space_sha256 = file_sha256(replay);
+  if (resumed) replay = resumed_space(opt, *resumed, space_sha256), space_sha256 = file_sha256(replay);
   search::T4Space recorded = search::T4Space::load(replay);
   // Historical solutions: chosen when a run starts and stored with it, so that a resume replays the
   // strategy from exactly the same seeds.
-  if (run_id == 0 && settings.strategy == "evo") {
-    for (const evidence::TrialRecord& t : store.best_per_run("replay", recorded.name())) {
+  // (Read before the database is opened for writing; a file another search has only just created has no
+  // schema yet, and no history.)
+  if (!resumed && settings.strategy == "evo" && opt.history > 0 && std::filesystem::exists(opt.db)) {
+    evidence::Store history(opt.db, evidence::Store::Mode::read_only);
+    const std::vector<evidence::TrialRecord> best =
+        history.schema_version() > 0 ? history.best_per_run("replay", recorded.name()) : std::vector<evidence::TrialRecord>{};
+    for (const evidence::TrialRecord& t : best) {
       if (static_cast<int>(settings.seeds.size()) < opt.history) settings.seeds.push_back(t.config_key);
     }
   }
   auto strategy = search::make_strategy(settings.strategy, recorded.space(), settings.seed,
                                         configs_from_keys(settings.seeds), search::parse_evo_options(settings.evo));
+  evidence::Store store(opt.db, evidence::Store::Mode::read_write);
+  std::int64_t run_id = opt.resume;
+  std::optional<RunClaim> claim;
   if (run_id == 0) {
     evidence::RunInfo info;
     info.family = "replay";
@@ -593,14 +768,21 @@ void run_replay_search(const Options& opt) {
     info.budget = settings.budget;
     info.device = "replay";
     info.versions = "evotune " EVOTUNE_VERSION;
+    info.space_path = absolute_path(replay);
+    info.space_sha256 = space_sha256;
     nlohmann::json options = stored_options(settings);
     options["replay"] = replay;
     info.options_json = options.dump();
     run_id = store.create_run(info);
+    claim.emplace(store, run_id, opt.db);
     fmt::print(stderr, "search: run {} in {} ({} on {}, budget {}, seed {}, {} historical seeds, lookahead {})\n",
                run_id, opt.db, settings.strategy, recorded.name(), settings.budget, settings.seed,
                settings.seeds.size(), settings.lookahead);
   } else {
+    claim.emplace(store, run_id, opt.db);
+    // Another process may have finished it between the first look and the claim.
+    resumed->info.status = store.run_info(run_id)->status;
+    if (say_if_finished(*resumed, opt.db)) return;
     fmt::print(stderr, "search: resuming run {} in {}\n", run_id, opt.db);
   }
   std::unique_ptr<search::Evaluator> evaluator = std::make_unique<search::ReplayEvaluator>(recorded);
@@ -654,7 +836,8 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
                   "baselines sdpa_flash and sdpa_cudnn, which export and report compare the winner with; off: do not")
       ->check(CLI::IsMember({"auto", "off"}))
       ->capture_default_str();
-  cmd->add_option("--strategy", opt->strategy, "evo, random or exhaustive");
+  cmd->add_option("--strategy", opt->strategy, "evo, random or exhaustive")
+      ->check(CLI::IsMember({"evo", "random", "exhaustive"}));
   cmd->add_option("--evo", opt->evo,
                   "evo options over the defaults, e.g. offspring=12 (see README: choosing the evo defaults)");
   cmd->add_option("--budget", opt->budget, "trials (invalid ones count)")->check(CLI::Range(1, 10000000));
@@ -684,25 +867,33 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--test-worker-hang-at", opt->worker_hang_at)->group("");
   cmd->add_option("--test-compile-crash-on", opt->compile_crash_on)->group("");
   cmd->add_option("--test-compile-hang-on", opt->compile_hang_on)->group("");
-  cmd->callback([opt, &globals] {
+  cmd->callback([opt, &globals, cmd] {
+    for (const CLI::Option* option : cmd->get_options()) {
+      if (option->count() > 0) opt->given.insert(option->get_name());
+    }
+    // An output that would overwrite the database is refused before anything runs.
+    refuse_database_as_output(opt->summary_json, opt->db);
+    if (!opt->problem.empty() && !opt->replay.empty()) throw UsageError("give --problem or --replay, not both");
+    if (opt->resume != 0) {
+      // The run decides which search resumes it: a GPU search or a replay; its options are checked there.
+      const Resumed run = read_resumed_run(*opt);
+      if (run.info.family == "attention") {
+        refuse_contradicting_options(*opt, run);
+        Options resumed = *opt;
+        resumed.problem = run.info.problem;
+        run_gpu_search(resumed, globals);
+      } else {
+        run_replay_search(*opt);
+      }
+      return;
+    }
     if (!opt->problem.empty()) {
-      if (!opt->replay.empty()) throw UsageError("give --problem or --replay, not both");
       if (opt->compile_only) {
         run_compile_only(*opt, globals);
       } else {
         run_gpu_search(*opt, globals);
       }
       return;
-    }
-    if (opt->resume != 0) {
-      evidence::Store peek(opt->db, evidence::Store::Mode::read_only);
-      std::optional<evidence::RunInfo> info = peek.run_info(opt->resume);
-      if (info && info->family == "attention") {
-        Options resumed = *opt;
-        resumed.problem = info->problem;
-        run_gpu_search(resumed, globals);
-        return;
-      }
     }
     run_replay_search(*opt);
   });

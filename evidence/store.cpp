@@ -2,9 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <thread>
+#include <cctype>
+#include <cerrno>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 namespace evotune::evidence {
 namespace {
@@ -121,6 +130,20 @@ CREATE TABLE baselines (
 );
 )sql";
 
+// Schema 4: the recorded space of a replay run (so a resume can refuse another or a changed one), and the
+// process that runs a run (so a second resume of it is refused while the first is alive).
+constexpr const char* kSchema4 = R"sql(
+ALTER TABLE runs ADD COLUMN space_path TEXT;    -- absolute path of the recorded space (replay runs)
+ALTER TABLE runs ADD COLUMN space_sha256 TEXT;  -- SHA-256 of its bytes, hex
+CREATE TABLE run_claims (
+  run_id INTEGER PRIMARY KEY REFERENCES runs (id),
+  pid INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  process_start TEXT NOT NULL,       -- the owner's start time (/proc/PID/stat), so a reused pid is not taken for it
+  claimed_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+)sql";
+
 // A prepared statement that finalizes itself.
 class Statement {
  public:
@@ -169,6 +192,7 @@ class Statement {
     return t ? reinterpret_cast<const char*>(t) : "";
   }
   std::int64_t integer(int i) const { return sqlite3_column_int64(stmt_, i); }
+  sqlite3_stmt* get() { return stmt_; }
   std::optional<double> real(int i) const {
     if (sqlite3_column_type(stmt_, i) == SQLITE_NULL) return std::nullopt;
     return sqlite3_column_double(stmt_, i);
@@ -195,17 +219,77 @@ std::string open_error(const std::string& path, sqlite3* db, int rc) {
   return fmt::format("cannot open {}: {}", path, message);
 }
 
+// "file:" URI for `path` (absolute, percent-encoded), for the immutable open below.
+std::string file_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (unsigned char c : std::filesystem::absolute(path).string()) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += fmt::format("%{:02X}", c);
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+// Runs a first read, which is where SQLite opens the WAL's -shm file; returns its result code.
+int first_read(sqlite3* db) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM sqlite_master", -1, &stmt, nullptr);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_OK;
+  }
+  sqlite3_finalize(stmt);
+  return rc;
+}
+
+// Opens `path` for reading only. A reader of a WAL database needs the -shm file beside it, and creates it
+// when it is missing (SQLite, https://www.sqlite.org/wal.html, "Read-Only Databases"); in a directory this
+// process cannot write that fails. Then, and only when there is no -wal file, the database is opened as
+// immutable (read as the file is, with neither locks nor -shm). That is safe there: every writer of a WAL
+// database has its -wal file open, and with none, everything committed is in the database file itself. A
+// writer that starts later, and checkpoints into the file while this short read runs, could be read half
+// done: that is the one risk taken, for commands that only read. With a -wal file and no -shm, the
+// commits in the -wal cannot be read safely, and the open is refused, saying what to do.
+sqlite3* open_read_only(const std::string& path) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  if (rc == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 2000);
+    rc = first_read(db);
+    if (rc == SQLITE_OK) return db;
+  }
+  const std::string message = open_error(path, db, rc);
+  sqlite3_close(db);
+  db = nullptr;
+  const int primary = rc & 0xff;
+  if (primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY) throw StoreError(message);
+  std::error_code ec;
+  if (std::filesystem::exists(path + "-wal", ec)) {
+    throw StoreError(fmt::format(
+        "cannot read {}: its write-ahead log {}-wal may hold commits not yet in the database, and SQLite cannot "
+        "create {}-shm to read them (the directory is not writable); open it once where it can be written, or "
+        "copy {} and its -wal to a writable directory",
+        path, path, path, path));
+  }
+  rc = sqlite3_open_v2(file_uri(path).c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  if (rc == SQLITE_OK) rc = first_read(db);
+  if (rc != SQLITE_OK) {
+    sqlite3_close(db);
+    throw StoreError(message);
+  }
+  return db;
+}
+
 // Reads user_version and runs a quick integrity check on a read-only connection, so that nothing is
 // written to a database we are about to refuse.
 int validated_schema_version(const std::string& path) {
-  sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3* db = open_read_only(path);
   struct Closer {
     sqlite3* db;
     ~Closer() { sqlite3_close(db); }
   } closer{db};
-  if (rc != SQLITE_OK) throw StoreError(open_error(path, db, rc));
-  sqlite3_busy_timeout(db, 2000);
   auto scalar = [&](const char* sql) {
     sqlite3_stmt* stmt = nullptr;
     int prc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
@@ -219,6 +303,9 @@ int validated_schema_version(const std::string& path) {
     if (src != SQLITE_ROW && src != SQLITE_DONE) throw StoreError(open_error(path, db, code));
     return value;
   };
+  // One read transaction: every answer below from the same snapshot, even while another process creates
+  // the schema (it would otherwise look like version 0 with tables: "not an evotune database").
+  sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr);
   std::string check = scalar("PRAGMA quick_check");
   if (check != "ok") throw StoreError(fmt::format("{} failed SQLite's integrity check ({}); it was not modified", path, check));
   int version = std::stoi(scalar("PRAGMA user_version"));
@@ -238,52 +325,90 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
   const bool exists = std::filesystem::exists(path);
   if (!exists && mode == Mode::read_only) throw StoreError(fmt::format("no evotune database at {}", path));
   int version = exists ? validated_schema_version(path) : 0;
-  int flags = mode == Mode::read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  if (mode == Mode::read_only) {
+    db_ = open_read_only(path);
+    exec("PRAGMA foreign_keys = ON");
+    return;
+  }
+  int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = open_error(path, db_, rc);
     sqlite3_close(db_);
     db_ = nullptr;
     throw StoreError(message);
   }
-  sqlite3_busy_timeout(db_, 2000);
+  sqlite3_busy_timeout(db_, 5000);
   exec("PRAGMA foreign_keys = ON");
-  if (mode == Mode::read_write) {
-    exec("PRAGMA journal_mode = WAL");
-    exec("PRAGMA synchronous = NORMAL");  // with WAL: a committed trial survives a process crash
-    if (version < kSchemaVersion) {
-      // A new file gets every table; an older one gets what later versions added, in one transaction,
-      // so a failed migration leaves it exactly as it was. Nothing recorded is lost. Foreign keys are off
-      // while the trials table is rebuilt (SQLite's procedure; the pragma is a no-op inside a
-      // transaction) and checked before the commit.
-      exec("PRAGMA foreign_keys = OFF");
-      try {
-        in_transaction([&] {
-          if (version == 0) {
-            exec(kSchema);
-            exec(kTrialsTable);
-            exec(kTrialsIndexAndView);
-            exec(kBaselinesTable);
-            exec(kRetimesTable);
-          } else {
-            if (version < 2) exec(kBaselinesTable);
-            if (version < 3) {
-              migrate_trials_table();
-              exec(kRetimesTable);
-            }
+  set_wal_mode();
+  exec("PRAGMA synchronous = NORMAL");  // with WAL: a committed trial survives a process crash
+  if (version < kSchemaVersion) {
+    // A new file gets every table; an older one gets what later versions added, in one transaction,
+    // so a failed migration leaves it exactly as it was. Nothing recorded is lost. Foreign keys are off
+    // while the trials table is rebuilt (SQLite's procedure; the pragma is a no-op inside a
+    // transaction) and checked before the commit.
+    exec("PRAGMA foreign_keys = OFF");
+    try {
+      in_transaction([&] {
+        // The version again, under the write lock: another process may have created or migrated the
+        // file since it was read above (two searches starting on one new database at once).
+        version = schema_version();
+        if (version >= kSchemaVersion) {
+          if (version > kSchemaVersion) {
+            throw StoreError(fmt::format("{} was written by a newer evotune (schema {}, this build reads up to {}); "
+                                         "it was not modified", path, version, kSchemaVersion));
           }
-          exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion).c_str());
-        });
-      } catch (...) {
-        exec("PRAGMA foreign_keys = ON");
-        throw;
-      }
+          return;
+        }
+        if (version == 0) {
+          Statement tables(db_, "SELECT COUNT(*) FROM sqlite_master");
+          if (tables.step() && tables.integer(0) > 0) {
+            throw StoreError(fmt::format("{} is an SQLite database but not an evotune one; it was not modified", path));
+          }
+          exec(kSchema);
+          exec(kTrialsTable);
+          exec(kTrialsIndexAndView);
+          exec(kBaselinesTable);
+          exec(kRetimesTable);
+        } else {
+          if (version < 2) exec(kBaselinesTable);
+          if (version < 3) {
+            migrate_trials_table();
+            exec(kRetimesTable);
+          }
+        }
+        exec(kSchema4);
+        exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion).c_str());
+      });
+    } catch (...) {
       exec("PRAGMA foreign_keys = ON");
+      throw;
     }
+    exec("PRAGMA foreign_keys = ON");
   }
 }
 
 Store::~Store() { sqlite3_close(db_); }
+
+void Store::set_wal_mode() {
+  // WAL is a property of the file: once one process has set it, the others find it set. Setting it needs
+  // the file to itself for a moment, and SQLite answers "busy" at once (no busy handler) while another
+  // process has it open in the old mode, as when several searches create one new database together: so
+  // it is tried again for a while.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    // The pragma answers with the mode the file is in afterwards.
+    Statement set(db_, "PRAGMA journal_mode = WAL");
+    const int rc = sqlite3_step(set.get());
+    if (rc == SQLITE_ROW && set.text(0) == "wal") return;
+    const int primary = rc & 0xff;
+    const bool busy = primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+    if (std::chrono::steady_clock::now() > give_up || (!busy && rc != SQLITE_ROW)) {
+      throw StoreError(busy ? fmt::format("{} is locked by another process; try again when it is done", path_)
+                            : fmt::format("cannot put {} in WAL mode: {}", path_, sqlite3_errmsg(db_)));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
 
 void Store::exec(const char* sql) const {
   char* error = nullptr;
@@ -335,12 +460,13 @@ std::int64_t Store::create_run(const RunInfo& info) {
       if (find.step()) device_id = find.integer(0);
     }
     Statement s(db_,
-                "INSERT INTO runs (family, problem, problem_json, strategy, seed, budget, device_id, versions, options)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                "INSERT INTO runs (family, problem, problem_json, strategy, seed, budget, device_id, versions, options,"
+                " space_path, space_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''))");
     s.bind(1, info.family).bind(2, info.problem).bind(3, info.problem_json).bind(4, info.strategy);
     s.bind(5, static_cast<std::int64_t>(info.seed)).bind(6, static_cast<std::int64_t>(info.budget));
     if (device_id) s.bind(7, *device_id);
     s.bind(8, info.versions).bind(9, info.options_json.empty() ? std::string("{}") : info.options_json);
+    s.bind(10, info.space_path).bind(11, info.space_sha256);
     s.step();
     id = sqlite3_last_insert_rowid(db_);
   });
@@ -438,10 +564,13 @@ std::vector<BaselineRecord> Store::baselines(std::int64_t run_id) const {
 }
 
 std::optional<RunInfo> Store::run_info(std::int64_t run_id) const {
-  Statement s(db_,
-              "SELECT r.family, r.problem, r.problem_json, r.strategy, r.seed, r.budget, COALESCE(d.name, ''),"
-              " COALESCE(d.properties, ''), r.versions, r.options FROM runs r LEFT JOIN devices d ON d.id = r.device_id"
-              " WHERE r.id = ?");
+  // Before schema 4 (an older file opened read-only) no run recorded its space.
+  const char* space = schema_version() >= 4 ? "COALESCE(r.space_path, ''), COALESCE(r.space_sha256, '')" : "'', ''";
+  Statement s(db_, fmt::format("SELECT r.family, r.problem, r.problem_json, r.strategy, r.seed, r.budget, COALESCE(d.name, ''),"
+                               " COALESCE(d.properties, ''), r.versions, r.options, {}, r.status FROM runs r"
+                               " LEFT JOIN devices d ON d.id = r.device_id WHERE r.id = ?",
+                               space)
+                       .c_str());
   s.bind(1, run_id);
   if (!s.step()) return std::nullopt;
   RunInfo i;
@@ -455,7 +584,76 @@ std::optional<RunInfo> Store::run_info(std::int64_t run_id) const {
   i.device_json = s.text(7);
   i.versions = s.text(8);
   i.options_json = s.text(9);
+  i.space_path = s.text(10);
+  i.space_sha256 = s.text(11);
+  i.status = s.text(12);
   return i;
+}
+
+namespace {
+
+std::string this_host() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "";
+  return name;
+}
+
+// The start time of a running process (field 22 of /proc/PID/stat, in clock ticks since boot), which
+// tells it from a later process that got the same pid; nullopt when no such process runs (or it is a
+// zombie), "" when /proc cannot tell (then the pid alone decides).
+std::optional<std::string> running_process_start(std::int64_t pid) {
+  if (pid <= 0) return std::nullopt;
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string stat;
+  if (!in || !std::getline(in, stat)) {
+    if (!std::filesystem::exists("/proc/self/stat")) {
+      if (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM) return std::string();
+    }
+    return std::nullopt;
+  }
+  // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so fields count from the last ')'.
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+  std::string field, state, start;
+  for (int i = 3; fields >> field; ++i) {
+    if (i == 3) state = field;
+    if (i == 22) {
+      start = field;
+      break;
+    }
+  }
+  if (state == "Z" || state == "X") return std::nullopt;
+  return start;
+}
+
+}  // namespace
+
+std::optional<RunOwner> Store::claim_run(std::int64_t run_id) {
+  const std::int64_t me = getpid();
+  const std::string host = this_host();
+  const std::string my_start = running_process_start(me).value_or("");
+  std::optional<RunOwner> holder;
+  in_transaction([&] {
+    Statement find(db_, "SELECT pid, host, process_start, claimed_at FROM run_claims WHERE run_id = ?");
+    find.bind(1, run_id);
+    if (find.step()) {
+      RunOwner owner{find.integer(0), find.text(1), find.text(3)};
+      const std::string owner_start = find.text(2);
+      if (owner.pid == me && owner.host == host && owner_start == my_start) return;  // ours already
+      const bool alive = owner.host != host || running_process_start(owner.pid) == owner_start;
+      if (alive) {
+        holder = owner;
+        return;
+      }
+    }
+    Statement take(db_, "INSERT OR REPLACE INTO run_claims (run_id, pid, host, process_start) VALUES (?, ?, ?, ?)");
+    take.bind(1, run_id).bind(2, me).bind(3, host).bind(4, my_start).step();
+  });
+  return holder;
+}
+
+void Store::release_run(std::int64_t run_id) {
+  Statement s(db_, "DELETE FROM run_claims WHERE run_id = ? AND pid = ? AND host = ?");
+  s.bind(1, run_id).bind(2, static_cast<std::int64_t>(getpid())).bind(3, this_host()).step();
 }
 
 std::vector<RunRow> Store::runs() const {

@@ -18,9 +18,10 @@
 namespace evotune::evidence {
 
 // 1: devices, runs, trials, samples, evo_log. 2: + baselines. 3: trial status compile_timeout (the
-// trials table rebuilt), + retimes. An older file is migrated in place, in one transaction, when opened for writing;
-// reading one works as is.
-constexpr int kSchemaVersion = 3;
+// trials table rebuilt), + retimes. 4: runs.space_path and runs.space_sha256 (the recorded space a replay run
+// searched), + run_claims (which process is running a run). An older file is migrated in place, in one
+// transaction, when opened for writing; reading one works as is.
+constexpr int kSchemaVersion = 4;
 
 class StoreError : public std::runtime_error {
  public:
@@ -38,6 +39,17 @@ struct RunInfo {
   std::string device_json;
   std::string versions;      // evotune / NVRTC / driver
   std::string options_json;  // whatever else reproduces the run
+  // A replay run's recorded space: its absolute path and the SHA-256 of its bytes, so that a resume can
+  // tell another or a changed file. Empty for other runs, and for runs recorded before schema 4.
+  std::string space_path, space_sha256;
+  std::string status;  // read back only: running, finished, interrupted, failed
+};
+
+// The process that holds a run (Store::claim_run).
+struct RunOwner {
+  std::int64_t pid = 0;
+  std::string host;
+  std::string claimed_at;
 };
 
 struct TrialRecord {
@@ -100,8 +112,10 @@ struct EvoLogRow {
 class Store {
  public:
   enum class Mode { read_only, read_write };
-  // read_write creates the file and schema when missing. Throws StoreError for a locked, corrupt or
-  // newer-schema database, before writing anything.
+  // read_write creates the file and schema when missing (several processes may do so at once: the schema
+  // is created once, in one write transaction). Throws StoreError for a locked, corrupt or newer-schema
+  // database, before writing anything. read_only never writes, and reads a WAL database also from a
+  // directory this process cannot write (see open_read_only in store.cpp for how, and when that is safe).
   Store(const std::string& path, Mode mode);
   ~Store();
   Store(const Store&) = delete;
@@ -110,6 +124,14 @@ class Store {
   std::int64_t create_run(const RunInfo& info);
   void record_trial(std::int64_t run_id, const TrialRecord& trial);
   void finish_run(std::int64_t run_id, const std::string& status);
+  // Claims the run for this process, so that no other process records trials into it at the same time:
+  // returns nullopt when the claim is this process's now, else the live process that holds it. A claim
+  // whose owner is gone (it crashed, or was killed with SIGKILL) is taken over: an owner on this host is
+  // alive while a process with its pid and its start time runs. An owner on another host cannot be
+  // checked and counts as alive. Checked and taken in one write transaction.
+  std::optional<RunOwner> claim_run(std::int64_t run_id);
+  // Gives up this process's claim on the run (nothing when it holds none).
+  void release_run(std::int64_t run_id);
   void record_baseline(std::int64_t run_id, const BaselineRecord& baseline);
   // Every record in one transaction.
   void record_retimes(std::int64_t run_id, const std::vector<RetimeRecord>& retimes);
@@ -147,6 +169,7 @@ class Store {
   // Runs `work` between BEGIN IMMEDIATE and COMMIT; if it throws, rolls back and rethrows.
   void in_transaction(const std::function<void()>& work);
   void migrate_trials_table();
+  void set_wal_mode();
   sqlite3* db_ = nullptr;
   std::string path_;
 };

@@ -125,7 +125,7 @@ TEST(Store, MigratesAVersionTwoDatabaseWithoutLosingAnything) {
     ASSERT_EQ(before.size(), 300u);
   }
   Store store(path, Store::Mode::read_write);
-  EXPECT_EQ(store.schema_version(), 3);
+  EXPECT_EQ(store.schema_version(), kSchemaVersion);
   const std::vector<TrialRecord> after = store.trials(1);
   ASSERT_EQ(after.size(), before.size());
   for (std::size_t i = 0; i < after.size(); ++i) {
