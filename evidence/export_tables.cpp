@@ -20,8 +20,9 @@ RunInfo require_run(const Store& store, std::int64_t run_id) {
 
 // ---- CSV -----------------------------------------------------------------------------------------------
 
-// A cell that is a plain decimal number ("-12", "1.5e-3"): spreadsheets read it as a number, never as a
-// formula, so the numeric columns (and numeric labels such as a replayed space's "-1") stay numbers.
+// A cell that is a plain decimal number, negative or not ("-12", "1.5e-3"): spreadsheets read it as a
+// number, never as a formula, so the numeric columns (and numeric labels such as a replayed space's "-1")
+// stay numbers. A leading '+' is not plain: evotune never writes one, and OWASP lists it.
 bool plain_number(const std::string& text) {
   std::size_t i = 0;
   auto digits = [&] {
@@ -29,7 +30,7 @@ bool plain_number(const std::string& text) {
     while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
     return i > from;
   };
-  if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+  if (i < text.size() && text[i] == '-') ++i;
   const bool whole = digits();
   bool fraction = false;
   if (i < text.size() && text[i] == '.') {

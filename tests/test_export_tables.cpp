@@ -466,7 +466,7 @@ TEST(ExportTables, CsvCellsThatAreFormulasAreNeutralised) {
     a.median_us = -2.5;  // a negative number is a number
     a.error = "=HYPERLINK(\"http://evil\",\"click\")";
     store.record_trial(run, a);
-    TrialRecord b = trial(1, 0, "-2+3", "x=-1e-3,y=\tTAB,z=\rCR", "invalid");
+    TrialRecord b = trial(1, 0, "-2+3", "x=-1e-3,y=\tTAB,z=\rCR,w=+5", "invalid");
     b.error = "@evil";
     store.record_trial(run, b);
   }
@@ -491,6 +491,7 @@ TEST(ExportTables, CsvCellsThatAreFormulasAreNeutralised) {
   EXPECT_EQ(cell(2, "y"), "'\tTAB");
   EXPECT_EQ(cell(2, "z"), "'\rCR");
   EXPECT_EQ(cell(2, "error"), "'@evil");
+  EXPECT_EQ(cell(2, "w"), "'+5") << "OWASP lists '+': only negative numbers pass as numbers";
   // In the file itself no line and no cell begins with a formula character.
   EXPECT_EQ(text.find("\n="), std::string::npos);
   EXPECT_EQ(text.find(",="), std::string::npos);
