@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -21,6 +23,30 @@ namespace evotune::cli {
 std::filesystem::path cache_dir(const GlobalOptions& options) {
   return options.cache_dir.empty() ? runtime::default_cache_dir() : std::filesystem::path(options.cache_dir);
 }
+
+runtime::Target compile_target(const std::string& text) {
+  const runtime::Target target = runtime::Target::parse(text);
+  const std::vector<int> supported = runtime::nvrtc_supported_architectures();
+  const int cc = target.compute_capability();
+  const bool known = std::find(supported.begin(), supported.end(), cc) != supported.end();
+  // Arch-specific targets (the 'a' suffix) exist from Hopper on.
+  if (!known || (target.arch_specific && cc < 90)) {
+    std::vector<std::string> names;
+    for (int arch : supported) names.push_back(fmt::format("sm_{}", arch));
+    throw UsageError(fmt::format("unknown compile target '{}': NVRTC {} compiles for {} (and sm_90a or later with 'a')",
+                                 text, runtime::nvrtc_version(), fmt::join(names, ", ")));
+  }
+  return target;
+}
+
+const CLI::Validator FiniteNumber(
+    [](std::string& input) -> std::string {
+      double value = 0;
+      if (!CLI::detail::lexical_cast(input, value)) return fmt::format("{} is not a number", input);
+      if (!std::isfinite(value)) return fmt::format("{} is not a finite number", input);
+      return {};
+    },
+    "FINITE", "finite number");
 
 CompilerStack::CompilerStack(const GlobalOptions& options) {
   if (!options.no_cache) {

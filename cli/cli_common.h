@@ -9,6 +9,7 @@
 #include "evidence/store.h"
 #include "runtime/cubin_cache.h"
 #include "runtime/nvrtc_compiler.h"
+#include "runtime/target.h"
 
 namespace evotune::cli {
 
@@ -31,6 +32,14 @@ class CompilerStack {
 };
 
 std::filesystem::path cache_dir(const GlobalOptions& options);
+
+// A compile target this NVRTC can build: "sm_80", "sm_90a"; UsageError naming the ones it can otherwise
+// (Target::parse alone takes any sm_<digits>, and NVRTC would refuse it only at the first compile).
+runtime::Target compile_target(const std::string& text);
+
+// For every floating-point option: CLI11 reads "nan" and "inf" as numbers, and a range check lets nan
+// through (every comparison with it is false).
+extern const CLI::Validator FiniteNumber;
 
 // The run a reading command works on: `requested` when given (UsageError when the database lacks it),
 // else the latest (UsageError when there is none).

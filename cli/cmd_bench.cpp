@@ -347,7 +347,7 @@ void add_compile_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->callback([opt, &globals] {
     attention::Problem problem = attention::Problem::parse(opt->problem);
     Config config = attention::parse_config(opt->config);
-    runtime::Target target = runtime::Target::parse(opt->target);
+    runtime::Target target = compile_target(opt->target);
     if (opt->config.empty()) config = attention::heuristic_config(problem, DeviceLimits::for_target(target));
     CompilerStack stack(globals);
     const runtime::Preparation p =

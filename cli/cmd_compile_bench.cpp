@@ -113,7 +113,7 @@ void add_compile_bench_command(CLI::App& app, const GlobalOptions&) {
   cmd->add_flag("--json", opt->json, "print JSON (one object per setting)");
   cmd->add_option("--json-out", opt->json_out, "also write that JSON to this file");
   cmd->callback([opt] {
-    const runtime::Target target = runtime::Target::parse(opt->target);
+    const runtime::Target target = compile_target(opt->target);
     struct Setting {
       std::string mode;
       unsigned workers;

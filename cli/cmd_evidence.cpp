@@ -15,13 +15,6 @@ std::string number(const std::optional<double>& v, int digits = 3) {
   return v ? fmt::format("{:.{}f}", *v, digits) : std::string();
 }
 
-std::int64_t pick_run(const evidence::Store& store, std::int64_t requested, const std::string& db) {
-  if (requested != 0) return requested;
-  std::optional<std::int64_t> latest = store.latest_run();
-  if (!latest) throw UsageError(fmt::format("{} holds no runs", db));
-  return *latest;
-}
-
 }  // namespace
 
 void add_evidence_commands(CLI::App& app, const GlobalOptions&) {
@@ -52,7 +45,7 @@ void add_evidence_commands(CLI::App& app, const GlobalOptions&) {
   log->callback([log_opt] {
     evidence::Store store(log_opt->db, evidence::Store::Mode::read_only);
     std::optional<std::int64_t> run;
-    if (log_opt->run != 0) run = log_opt->run;
+    if (log_opt->run != 0) run = requested_or_latest_run(store, log_opt->run, log_opt->db);
     auto rows = store.evo_log(run);
     if (log_opt->format == "json") {
       nlohmann::json out = nlohmann::json::array();
@@ -90,7 +83,7 @@ void add_evidence_commands(CLI::App& app, const GlobalOptions&) {
       ->check(CLI::IsMember({"table", "json"}));
   top->callback([top_opt] {
     evidence::Store store(top_opt->db, evidence::Store::Mode::read_only);
-    std::int64_t run = pick_run(store, top_opt->run, top_opt->db);
+    std::int64_t run = requested_or_latest_run(store, top_opt->run, top_opt->db);
     if (top_opt->format == "json") {
       nlohmann::json out = nlohmann::json::array();
       for (evidence::TrialRecord t : store.top(run, top_opt->k)) {

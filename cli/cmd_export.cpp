@@ -5,6 +5,7 @@
 //   --format t4                a run as a Kernel Tuner T4 results document
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -35,12 +36,24 @@ struct ExportOptions {
   bool skip_verify = false;
 };
 
-// "9.0" -> 90, from the device properties a run recorded.
-int sm_of(const std::string& device_json) {
-  const std::string cc = nlohmann::json::parse(device_json.empty() ? "{}" : device_json).value("compute_capability", "");
+// "9.0" -> 90, from the device properties a run recorded; 0 when none were. Properties that are not
+// evotune's JSON (a database written by something else) are a one-line UsageError naming the run.
+int sm_of(const std::string& device_json, std::int64_t run_id) {
+  const nlohmann::json j = nlohmann::json::parse(device_json.empty() ? "{}" : device_json, nullptr, false);
+  const auto unreadable = [&] {
+    return UsageError(fmt::format("run {} has device properties this evotune cannot read", run_id));
+  };
+  if (!j.is_object()) throw unreadable();
+  if (!j.contains("compute_capability")) return 0;
+  if (!j["compute_capability"].is_string()) throw unreadable();
+  const std::string cc = j["compute_capability"];
   const std::size_t dot = cc.find('.');
-  if (dot == std::string::npos) return 0;
-  return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (dot == std::string::npos || dot == 0 || dot > 2 || cc.size() != dot + 2 || !digit(cc[dot + 1]) ||
+      !std::all_of(cc.begin(), cc.begin() + static_cast<std::ptrdiff_t>(dot), digit)) {
+    throw unreadable();
+  }
+  return std::stoi(cc.substr(0, dot)) * 10 + (cc[dot + 1] - '0');
 }
 
 // The winning trials to export: one run's, or the fastest of every (device, problem).
@@ -136,7 +149,9 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
     const evidence::RunInfo info = *store.run_info(w.run_id);
     attention::Problem problem;
     Config config;
+    int sm = 0;
     try {
+      sm = sm_of(info.device_json, w.run_id);
       problem = attention::Problem::parse(w.problem);
       config = attention::parse_config(w.best.config);  // tunables added since the run keep their defaults
     } catch (const UsageError& e) {
@@ -146,7 +161,7 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
     }
     evidence::TunedEntry e;
     e.device = w.device;
-    e.sm = sm_of(info.device_json);
+    e.sm = sm;
     e.b = problem.b;
     e.hq = problem.hq;
     e.hkv = problem.hkv;

@@ -75,24 +75,30 @@ void print_progress(const search::Progress& p, bool terminal) {
   }
 }
 
-// "0,1" -> {0, 1}; a one-line usage error for anything else.
+// "0,1" -> {0, 1}; a one-line usage error for anything else: an empty item (",0", "0,,1", "0,"), anything
+// but decimal digits (" 0", "+1", "0x1"), an ordinal beyond any machine (over 1023) or one named twice.
 std::vector<int> parse_devices(const std::string& text) {
+  auto bad = [&](const std::string& why) {
+    return UsageError(fmt::format("bad --devices '{}': {}; give a comma-separated list of GPU ordinals, e.g. 0,1",
+                                  text, why));
+  };
+  if (text.empty()) throw bad("it names no GPU");
   std::vector<int> out;
-  std::stringstream list(text);
-  for (std::string item; std::getline(list, item, ',');) {
-    std::size_t used = 0;
-    int device = -1;
-    try {
-      device = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    if (item.empty()) throw bad("an empty item");
+    if (item.size() > 4 || !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      throw bad(fmt::format("'{}' is not an ordinal", item));
     }
-    if (used == 0 || used != item.size() || device < 0) {
-      throw UsageError(fmt::format("bad --devices '{}': a comma-separated list of GPU ordinals, e.g. 0,1", text));
-    }
+    const int device = std::stoi(item);
+    if (device > 1023) throw bad(fmt::format("{} is beyond any machine", device));
+    if (std::find(out.begin(), out.end(), device) != out.end()) throw bad(fmt::format("{} is named twice", device));
     out.push_back(device);
+    if (comma == text.size()) break;
+    start = comma + 1;
   }
-  if (out.empty()) throw UsageError("--devices names no GPU");
   return out;
 }
 
@@ -137,7 +143,7 @@ runtime::CompileProcessOptions compile_process_options(const Options& opt, doubl
 // GPU machine, where the same compiles are hits.
 void run_compile_only(const Options& opt, const GlobalOptions& globals) {
   const attention::Problem problem = attention::Problem::parse(opt.problem);
-  const runtime::Target target = runtime::Target::parse(opt.target);
+  const runtime::Target target = compile_target(opt.target);
   const DeviceLimits limits = DeviceLimits::for_target(target);
   const search::SpaceScope scope = search::parse_space_scope(opt.space);
   search::SearchSpace space = search::attention_search_space(problem, limits, scope);
@@ -529,6 +535,17 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   }
   // The device next: without one (exit 3) no database is created or touched.
   const runtime::DeviceProperties props = runtime::query_device(ordinals.at(0));  // no device: exit 3
+  // The cubin cache is where prepared kernels travel from the compile processes to the workers: one that
+  // cannot be written is refused before the database is touched.
+  std::optional<PrivateCache> private_cache;
+  if (globals.no_cache) private_cache.emplace();
+  const std::filesystem::path cache_path = private_cache ? private_cache->path() : cache_dir(globals);
+  runtime::CubinCache cache(cache_path);
+  if (std::optional<std::string> why = cache.write_problem()) {
+    throw UsageError(fmt::format("the cubin cache {} cannot be written ({}); a GPU search hands its kernels to the "
+                                 "workers through it: give --cache-dir DIR",
+                                 cache_path.string(), *why));
+  }
   evidence::Store store(opt.db, evidence::Store::Mode::read_write);
   std::int64_t run_id = opt.resume;
   RunSettings settings = resumed ? resumed->settings : new_settings(opt);
@@ -581,11 +598,6 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
     resumed->info.status = store.run_info(run_id)->status;
     if (say_if_finished(*resumed, opt.db)) return;
   }
-  // The cubin cache is where prepared kernels travel from the compile processes to the workers.
-  std::optional<PrivateCache> private_cache;
-  if (globals.no_cache) private_cache.emplace();
-  const std::filesystem::path cache_path = private_cache ? private_cache->path() : cache_dir(globals);
-  runtime::CubinCache cache(cache_path);
   runtime::CompileProcessPool processes(compile_process_options(opt, settings.compile_timeout));
   runtime::CachingCompiler compiler(processes, cache);
   const runtime::Target target = runtime::Target::parse(props.native_target());
@@ -821,6 +833,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--compile-timeout", opt->compile_timeout,
                   "seconds a config's compile may take before it is killed and recorded as compile_timeout (0: no "
                   "limit; kept for --resume)")
+      ->check(FiniteNumber)
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--space", opt->space,
                   "default: valid configs less those known not to pay (mma=scalar on sm_80+: see README); all: every "
@@ -843,6 +856,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--budget", opt->budget, "trials (invalid ones count)")->check(CLI::Range(1, 10000000));
   cmd->add_option("--max-minutes", opt->max_minutes,
                   "also stop after this much wall time in this invocation (the run stays resumable; 0: no limit)")
+      ->check(FiniteNumber)
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--stop-after-stagnant", opt->stop_after_stagnant,
                   "also stop after N generations in a row without a new best (0: never; kept for --resume)")
@@ -856,6 +870,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--devices", opt->devices,
                   "evaluate in `evotune worker` processes, one per listed device, in parallel (e.g. 0,1)");
   cmd->add_option("--trial-timeout", opt->trial_timeout, "seconds before a worker's trial is killed as a timeout")
+      ->check(FiniteNumber)
       ->check(CLI::PositiveNumber);
   cmd->add_option("--summary-json", opt->summary_json,
                   "GPU search: also write the final figures (trials, wall time, GPU busy and waiting, compiles) as JSON");
@@ -871,8 +886,9 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
     for (const CLI::Option* option : cmd->get_options()) {
       if (option->count() > 0) opt->given.insert(option->get_name());
     }
-    // An output that would overwrite the database is refused before anything runs.
+    // An output that would overwrite the database, and malformed devices, are refused before anything runs.
     refuse_database_as_output(opt->summary_json, opt->db);
+    if (!opt->devices.empty()) parse_devices(opt->devices);
     if (!opt->problem.empty() && !opt->replay.empty()) throw UsageError("give --problem or --replay, not both");
     if (opt->resume != 0) {
       // The run decides which search resumes it: a GPU search or a replay; its options are checked there.

@@ -1,5 +1,7 @@
 // evotune: autotunes GPU kernels by evolutionary search. Subcommands live one per file in cli/.
-// Exit codes: 0 success, 1 failure, 2 usage error, 3 no CUDA driver or device.
+// Exit codes: 0 success, 1 failure (a compile, a GPU, a file that cannot be written: std::runtime_error),
+// 2 usage error (bad options or input files), 3 no CUDA driver or device, 4 internal error: an exception
+// no command turned into a message (a logic error, a library's own exception), still reported on one line.
 #include <fmt/format.h>
 #include <sqlite3.h>
 
@@ -17,6 +19,26 @@
 #endif
 
 namespace {
+
+constexpr int kInternalError = 4;
+
+// A usage error echoes what the user gave, which may hold line breaks and control bytes; the message stays
+// one line on the terminal whatever it holds.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (static_cast<unsigned char>(c) < 0x20 && c != '\t') {
+      out += '?';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
 
 std::string version_text() {
   std::string driver = "no CUDA driver";
@@ -66,10 +88,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "evotune: error: {} (see evotune --help)\n", e.what());
+    fmt::print(stderr, "evotune: error: {} (see evotune --help)\n", one_line(e.what()));
     return 2;
   } catch (const evotune::UsageError& e) {
-    fmt::print(stderr, "evotune: error: {}\n", e.what());
+    fmt::print(stderr, "evotune: error: {}\n", one_line(e.what()));
     return 2;
   } catch (const evotune::evidence::StoreError& e) {
     fmt::print(stderr, "evotune: error: {}\n", e.what());
@@ -77,9 +99,15 @@ int main(int argc, char** argv) {
   } catch (const evotune::NoDeviceError& e) {
     fmt::print(stderr, "evotune: {}\n", e.what());
     return 3;
-  } catch (const std::exception& e) {
+  } catch (const std::runtime_error& e) {
     fmt::print(stderr, "evotune: error: {}\n", e.what());
     return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "evotune: internal error: {}\n", one_line(e.what()));
+    return kInternalError;
+  } catch (...) {
+    fmt::print(stderr, "evotune: internal error: an exception that is not a std::exception\n");
+    return kInternalError;
   }
   return 0;
 }

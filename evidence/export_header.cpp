@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 
@@ -10,26 +12,72 @@
 namespace evotune::evidence {
 namespace {
 
-// A C++ string literal holding `text`.
+// Every text that reaches the header came from a database, which anyone may have written. The header must
+// compile, and mean what evotune meant, whatever the text holds, so text is written in a safe character
+// set: printable ASCII passes; any other byte (a line break that would end a // comment, control bytes,
+// non-ASCII) becomes a three-digit octal escape \ooo, which a following digit cannot extend. So do the
+// characters that would end or splice what holds the text: in a literal '"' and '\' (escaped as \" and
+// \\); in a comment '\' (a backslash before the line end would join the next line to the comment) and the
+// '/' of "*/"; in both, the second '?' of "??" (a trigraph under -trigraphs: ??/ is a backslash).
+std::string octal(unsigned char c) { return fmt::format("\\{:03o}", c); }
+
+bool printable_ascii(unsigned char c) { return c >= 0x20 && c < 0x7f; }
+
+// A C++ string literal holding exactly the bytes of `text`.
 std::string literal(const std::string& text) {
   std::string out = "\"";
+  char previous = '\0';
   for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '?' && previous == '?') {
+      out += "\\?";
+    } else if (printable_ascii(byte)) {
+      out += c;
+    } else {
+      out += octal(byte);
     }
-    out += c;
+    previous = c;
   }
   return out + "\"";
 }
 
-// Doubles written so the header reads them back exactly as stored.
-std::string number(double v) { return fmt::format("{}", v); }
+// `text` as it may stand in a // comment: one line, nothing that ends the comment or splices a line.
+std::string comment_text(const std::string& text) {
+  std::string out;
+  char previous = '\0';
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool closes = (c == '?' && previous == '?') || (c == '/' && previous == '*');
+    out += printable_ascii(byte) && c != '\\' && !closes ? std::string(1, c) : octal(byte);
+    previous = c;
+  }
+  return out;
+}
+
+// Doubles written so the header reads them back exactly as stored; a stored infinity (SQLite keeps
+// 1e999 as one) is HUGE_VAL from <cmath>, which the header includes, never the "inf" fmt would write.
+std::string number(double v) {
+  if (std::isnan(v)) return "NAN";
+  if (std::isinf(v)) return v > 0 ? "HUGE_VAL" : "-HUGE_VAL";
+  return fmt::format("{}", v);
+}
+
+// A numeric tunable's value as C++ source: an int, and nothing else.
+std::string integer(const std::string& name, const std::string& value) {
+  int parsed = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+  if (ec != std::errc() || end != value.data() + value.size()) {
+    throw std::invalid_argument(fmt::format("tunable {}={} is not an integer", name, comment_text(value)));
+  }
+  return std::to_string(parsed);
+}
 
 std::map<std::string, std::string> labels_by_name(const std::string& config_text) {
   auto pairs = split_config_text(config_text);
-  if (!pairs) throw std::invalid_argument(fmt::format("config '{}' is not name=label,...", config_text));
+  if (!pairs) throw std::invalid_argument(fmt::format("config '{}' is not name=label,...", comment_text(config_text)));
   return {pairs->begin(), pairs->end()};
 }
 
@@ -124,7 +172,8 @@ std::string render_tuned_header(const TunedHeaderInput& in) {
       "//\n"
       "// Times are medians of CUDA-event-timed launches with L2 flushed before each, measured during the\n"
       "// search on the GPU named; TFLOP/s counts 4*b*hq*sq*skv*d, causal as the visible fraction.\n",
-      in.evotune_version, in.generated_at, in.database, in.command);
+      comment_text(in.evotune_version), comment_text(in.generated_at), comment_text(in.database),
+      comment_text(in.command));
   out += kPreamble;
 
   out += "// The tunables of evotune's attention family (`evotune search --help`; README, \"The attention family\").\n";
@@ -150,35 +199,38 @@ std::string render_tuned_header(const TunedHeaderInput& in) {
 
   for (std::size_t i = 0; i < in.entries.size(); ++i) {
     const TunedEntry& e = in.entries[i];
-    out += fmt::format("// {}: {} ({})\n", e.device, e.problem_text, fmt::format("sm_{}", e.sm));
+    out += fmt::format("// {}: {} ({})\n", comment_text(e.device), comment_text(e.problem_text), fmt::format("sm_{}", e.sm));
     out += fmt::format("//   run {} ({}, {} trials, started {}), trial {}: median {:.2f} us (p10 {:.2f}, p90 {:.2f}), "
                        "{:.1f} TFLOP/s, {:.0f} GB/s\n",
-                       e.run_id, e.strategy, e.run_trials, e.run_created_at, e.trial_seq, e.median_us, e.p10_us,
+                       e.run_id, comment_text(e.strategy), e.run_trials, comment_text(e.run_created_at), e.trial_seq,
+                       e.median_us, e.p10_us,
                        e.p90_us, e.tflops, e.gbps);
     if (e.baselines.empty()) {
       out += fmt::format("//   speedup: no baseline was measured in run {}\n", e.run_id);
     }
     for (const TunedBaseline& b : e.baselines) {
-      out += fmt::format("//   speedup over {} measured in run {}: {:.2f}x ({:.2f} us)\n", b.name, e.run_id,
+      out += fmt::format("//   speedup over {} measured in run {}: {:.2f}x ({:.2f} us)\n", comment_text(b.name), e.run_id,
                          b.median_us / e.median_us, b.median_us);
     }
     std::size_t start = 0;
     while (start < e.verification.size()) {  // one comment line per line of the verification text
       std::size_t end = e.verification.find('\n', start);
       if (end == std::string::npos) end = e.verification.size();
-      out += "//   " + e.verification.substr(start, end - start) + "\n";
+      out += "//   " + comment_text(e.verification.substr(start, end - start)) + "\n";
       start = end + 1;
     }
     const auto labels = labels_by_name(e.config_text);
     std::string tunables;
     for (const auto& [name, numeric] : in.tunables) {
       auto it = labels.find(name);
-      if (it == labels.end()) throw std::invalid_argument(fmt::format("entry {} has no tunable {}", i, name));
+      if (it == labels.end()) {
+        throw std::invalid_argument(fmt::format("entry {} has no tunable {}", i, comment_text(name)));
+      }
       if (!tunables.empty()) tunables += ", ";
       std::string value = it->second;
       if (auto named = in.named_values.find(name); named != in.named_values.end() && value == named->second.second)
         value = std::to_string(named->second.first);
-      tunables += numeric ? value : literal(value);
+      tunables += numeric ? integer(name, value) : literal(value);
     }
     double baseline = 0, library = 0;
     for (const TunedBaseline& b : e.baselines) {

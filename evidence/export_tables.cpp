@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,10 +20,41 @@ RunInfo require_run(const Store& store, std::int64_t run_id) {
 
 // ---- CSV -----------------------------------------------------------------------------------------------
 
-// RFC 4180: a field holding a separator, a quote or a line break is quoted, its quotes doubled.
+// A cell that is a plain decimal number, negative or not ("-12", "1.5e-3"): spreadsheets read it as a
+// number, never as a formula, so the numeric columns (and numeric labels such as a replayed space's "-1")
+// stay numbers. A leading '+' is not plain: evotune never writes one, and OWASP lists it.
+bool plain_number(const std::string& text) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i > from;
+  };
+  if (i < text.size() && text[i] == '-') ++i;
+  const bool whole = digits();
+  bool fraction = false;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    fraction = digits();
+  }
+  if (!whole && !fraction) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+    if (!digits()) return false;
+  }
+  return i == text.size();
+}
+
+// RFC 4180: a field holding a separator, a quote or a line break is quoted, its quotes doubled. And, as
+// OWASP's CSV-injection guidance says, a cell that a spreadsheet would run as a formula (one starting with
+// '=', '+', '-', '@', a tab or a carriage return) is written with a leading single quote and quoted, so
+// it reads as the text it is; plain numbers are left as they are (see plain_number).
 std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
+  const bool formula = !text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos &&
+                       !plain_number(text);
+  if (!formula && text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = formula ? "\"'" : "\"";
   for (char c : text) {
     if (c == '"') quoted += '"';
     quoted += c;

@@ -13,9 +13,10 @@
 
 namespace evotune::evidence {
 
-// RFC 4180 CSV (header row; fields quoted when they hold a comma, quote or newline; \n line ends):
-// one row per trial of the run, in seq order. Columns: run_id, seq, generation, status, config_key,
-// config, one column per tunable (its label), then median_us, min_us, p10_us, p90_us, tflops, gbps,
+// RFC 4180 CSV (header row; fields quoted when they hold a comma, quote or newline; \n line ends). A text
+// cell that starts with = + - @ tab or CR is written '-prefixed and quoted (OWASP CSV injection); plain
+// numbers, negative ones included, are written as they are (both CSVs). trials_csv: one row per trial
+// of the run, in seq order. Columns: run_id, seq, generation, status, config_key, config, one column per tunable (its label), then median_us, min_us, p10_us, p90_us, tflops, gbps,
 // max_abs_error, rel_l2_error, compile_seconds, samples (how many raw samples), error. A number that was
 // not recorded is an empty cell; the others are written with the fewest digits that read back exactly.
 std::string trials_csv(const Store& store, std::int64_t run_id);

@@ -2,14 +2,18 @@
 // A disk cache of compile results, keyed by the SHA-256 of everything that determines the output
 // (Compiler::cache_identity: source, headers, every option, NVRTC version, target).
 //
-// One file per entry, <dir>/<key[0:2]>/<key>.cubin, holding a JSON header (lowered names, resources,
-// log, the build's NVRTC time) followed by the CUBIN bytes. A request that does not compile, or whose
-// compile ran past its time limit, has a <key>.failed entry instead (JSON: what happened, the message and
-// the full log), so it is never compiled twice. Writers write a private temporary file and rename(2) it
-// into place, so concurrent writers (threads or processes) never leave a torn entry; a reader that meets a
-// damaged entry treats it as a miss and the next compile replaces it.
+// One file per entry, <dir>/<key[0:2]>/<key>.cubin: a magic line (EVOTUNE-CUBIN-2), a line with the
+// SHA-256 of the rest, then a JSON header (its key, lowered names, resources, log, the build's NVRTC time)
+// and the CUBIN bytes. A request that does not compile, or whose compile ran past its time limit, has a
+// <key>.failed entry instead (EVOTUNE-FAILED-2, the checksum, then JSON: what happened, the message and the
+// full log), so it is never compiled twice. Every read checks the checksum and the key: an entry with
+// flipped bits, an edited header (the resources that accept or reject a config) or another key's content
+// is a miss, and the next compile rewrites it. Writers write a private temporary file and rename(2) it
+// into place, so concurrent writers (threads or processes) never leave a torn entry. The cache is an
+// optimisation: a write that fails (read-only or full disk) is one warning on stderr, never an error.
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -47,15 +51,26 @@ class CubinCache {
   void store(const std::string& key, const CompileResult& result) const;
   std::optional<CompileFailure> load_failure(const std::string& key) const;
   void store_failure(const std::string& key, const CompileFailure& failure) const;
-  // Removes every entry, failures included (and stray temporary files); returns how many were removed.
+  // Removes every entry, failures included (and stray temporary files), recognised by evotune's naming
+  // and magic; any other file in the directory is left alone. Returns how many entries were removed.
   std::uint64_t clear() const;
   CacheStats stats() const;
+  // store() and store_failure() that warn (once per cache, on stderr) instead of throwing; false when
+  // nothing was written.
+  bool try_store(const std::string& key, const CompileResult& result) const;
+  bool try_store_failure(const std::string& key, const CompileFailure& failure) const;
+  // Why nothing can be written here (the directory cannot be made, or a file in it), or nullopt when a
+  // probe file could be written and removed: for callers to whom an unwritten cache is not an
+  // optimisation lost but a kernel lost (a GPU search hands kernels to its workers through it).
+  std::optional<std::string> write_problem() const;
   const std::filesystem::path& dir() const { return dir_; }
 
  private:
   std::filesystem::path entry_path(const std::string& key, std::string_view suffix) const;
   void write_atomically(const std::filesystem::path& path, const std::string& bytes) const;
+  void warn_write_failure(const std::exception& e) const;
   std::filesystem::path dir_;
+  mutable std::atomic<bool> write_warned_{false};
 };
 
 // A Compiler that answers from the cache when it can and fills it when it cannot. Compile errors are

@@ -169,6 +169,14 @@ std::string nvrtc_version() {
   return fmt::format("{}.{}", major, minor);
 }
 
+std::vector<int> nvrtc_supported_architectures() {
+  int count = 0;
+  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) return {};
+  std::vector<int> archs(static_cast<std::size_t>(count));
+  if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return {};
+  return archs;
+}
+
 int cubin_compute_capability(const std::vector<char>& cubin) {
   constexpr std::uint16_t kElfMachineCuda = 190;
   if (cubin.size() < 52 || std::memcmp(cubin.data(), "\x7f" "ELF", 4) != 0) {

@@ -110,6 +110,8 @@ std::map<std::string, ResourceUsage> parse_ptxas_report(const std::string& log);
 
 // "13.0"
 std::string nvrtc_version();
+// The compute capabilities this NVRTC compiles for (nvrtcGetSupportedArchs), e.g. 75, 80, ..., 120.
+std::vector<int> nvrtc_supported_architectures();
 
 // The SM version a CUBIN was built for (80, 90, ...), read from its ELF header (e_machine EM_CUDA,
 // SM in bits 8-15 of e_flags); throws std::invalid_argument for anything that is not a CUDA ELF.

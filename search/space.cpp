@@ -1,11 +1,37 @@
 #include "search/space.h"
 
 #include <algorithm>
+#include <memory>
+#include <string>
+#include <unordered_set>
 
 namespace evotune::search {
 
 SearchSpace::SearchSpace(std::vector<Parameter> parameters, Validity valid, Conform conform)
     : parameters_(std::move(parameters)), valid_(std::move(valid)), conform_(std::move(conform)) {}
+
+SearchSpace::SearchSpace(std::vector<Parameter> parameters, std::vector<Config> members)
+    : parameters_(std::move(parameters)), members_(std::move(members)) {
+  auto keys = std::make_shared<std::unordered_set<std::string>>();
+  for (const Config& c : members_) keys->insert(c.key());
+  valid_ = [keys](const Config& c) { return keys->count(c.key()) > 0; };
+  // The order the product's odometer visits them in, so exhaustive search proposes the same sequence as
+  // an enumeration of the product filtered by membership would.
+  auto indices = [this](const Config& c) {
+    std::vector<int> out;
+    for (std::size_t i = 0; i < parameters_.size(); ++i) out.push_back(value_index(i, c.at(parameters_[i].name)));
+    return out;
+  };
+  std::vector<std::pair<std::vector<int>, std::size_t>> order;
+  for (std::size_t i = 0; i < members_.size(); ++i) order.emplace_back(indices(members_[i]), i);
+  std::sort(order.begin(), order.end());
+  std::vector<Config> sorted;
+  for (const auto& [index, i] : order) sorted.push_back(members_[i]);
+  members_ = std::move(sorted);
+  // Rejection sampling over a dense product is kept (it draws the same uniform distribution, and the
+  // recorded spaces' seeds replay as they always have); a sparse one would mostly miss.
+  sample_members_ = !members_.empty() && static_cast<double>(members_.size()) * 16 < product_size();
+}
 
 double SearchSpace::product_size() const {
   double size = 1;
@@ -14,6 +40,10 @@ double SearchSpace::product_size() const {
 }
 
 std::optional<Config> SearchSpace::sample(Rng& rng, int max_tries) const {
+  if (sample_members_) {
+    std::uniform_int_distribution<std::size_t> pick(0, members_.size() - 1);
+    return members_[pick(rng)];
+  }
   for (int attempt = 0; attempt < max_tries; ++attempt) {
     Config c;
     for (const Parameter& p : parameters_) {
@@ -56,6 +86,12 @@ std::vector<Config> SearchSpace::neighbours(const Config& config) const {
 }
 
 void SearchSpace::for_each_valid(const std::function<bool(const Config&)>& visit) const {
+  if (!members_.empty()) {
+    for (const Config& c : members_) {
+      if (!visit(c)) return;
+    }
+    return;
+  }
   std::vector<std::size_t> index(parameters_.size(), 0);
   for (;;) {
     Config c;

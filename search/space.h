@@ -22,6 +22,10 @@ class SearchSpace {
   using Conform = std::function<Config(const Config&)>;
 
   SearchSpace(std::vector<Parameter> parameters, Validity valid, Conform conform = nullptr);
+  // A space whose valid configs are exactly `members` (a recorded space: what the file holds), which may be
+  // a tiny part of the product of the domains. Enumeration walks the members, never the product; sampling
+  // picks among them when rejection sampling over the product would mostly miss (see sample()).
+  SearchSpace(std::vector<Parameter> parameters, std::vector<Config> members);
 
   const std::vector<Parameter>& parameters() const { return parameters_; }
   bool valid(const Config& config) const { return valid_(config); }
@@ -31,7 +35,8 @@ class SearchSpace {
   // Product of the domain sizes (valid configs are a subset).
   double product_size() const;
 
-  // A uniformly random valid config; nullopt when none was found in max_tries draws.
+  // A uniformly random valid config; nullopt when none was found in max_tries draws. A space of members
+  // holding less than 1/16 of its product draws one of them directly (one draw, not product/size).
   std::optional<Config> sample(Rng& rng, int max_tries = 100000) const;
   // Every valid config that differs from `config` in exactly one parameter, by one step (numeric) or to
   // any other value (categorical).
@@ -45,6 +50,8 @@ class SearchSpace {
   std::vector<Parameter> parameters_;
   Validity valid_;
   Conform conform_;
+  std::vector<Config> members_;  // in lexicographic order of domain indices; empty: not a space of members
+  bool sample_members_ = false;
 };
 
 }  // namespace evotune::search

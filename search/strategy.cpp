@@ -305,30 +305,49 @@ namespace evotune::search {
 
 EvoOptions parse_evo_options(std::string_view text) {
   EvoOptions o;
+  // Counts are whole numbers from 1 to 100000 (a generation of more configs than any space evotune searches
+  // holds); rates are probabilities; the insight weight is an exponent-like strength up to 100. Anything
+  // else, nan and inf included, is refused rather than cast or clamped.
+  constexpr double kMaxCount = 100000, kMaxInsightWeight = 100;
   for (const auto& [key, value] : split_assignments(text, "evo option")) {
     double v = 0;
     try {
       std::size_t used = 0;
       v = std::stod(value, &used);
-      if (used != value.size()) throw std::invalid_argument(value);
+      if (used != value.size() || !std::isfinite(v)) throw std::invalid_argument(value);
     } catch (const std::exception&) {
-      throw UsageError(fmt::format("bad evo option value {}={}", key, value));
+      throw UsageError(fmt::format("bad evo option value {}={}: expected a finite number", key, value));
     }
-    if (key == "population") o.population = static_cast<int>(v);
-    else if (key == "initial") o.initial = static_cast<int>(v);
-    else if (key == "offspring") o.offspring = static_cast<int>(v);
-    else if (key == "tournament") o.tournament = static_cast<int>(v);
-    else if (key == "crossover_rate") o.crossover_rate = v;
-    else if (key == "mutation_rate") o.mutation_rate = v;
-    else if (key == "local_rate") o.local_rate = v;
-    else if (key == "insight_weight") o.insight_weight = v;
-    else if (key == "stagnation") o.stagnation = static_cast<int>(v);
-    else if (key == "jump_rate") o.jump_rate = v;
-    else if (key == "local_elite_rate") o.local_elite_rate = v;
-    else throw UsageError(fmt::format("unknown evo option '{}'", key));
-  }
-  if (o.population < 1 || o.initial < 1 || o.offspring < 1 || o.tournament < 1) {
-    throw UsageError("evo population, initial, offspring and tournament must be at least 1");
+    auto count = [&](int& field) {
+      if (v != std::floor(v) || v < 1 || v > kMaxCount) {
+        throw UsageError(fmt::format("bad evo option value {}={}: expected a whole number from 1 to {}", key, value,
+                                     kMaxCount));
+      }
+      field = static_cast<int>(v);
+    };
+    auto rate = [&](double& field) {
+      if (v < 0 || v > 1) throw UsageError(fmt::format("bad evo option value {}={}: expected a rate from 0 to 1", key, value));
+      field = v;
+    };
+    if (key == "population") count(o.population);
+    else if (key == "initial") count(o.initial);
+    else if (key == "offspring") count(o.offspring);
+    else if (key == "tournament") count(o.tournament);
+    else if (key == "stagnation") count(o.stagnation);
+    else if (key == "crossover_rate") rate(o.crossover_rate);
+    else if (key == "mutation_rate") rate(o.mutation_rate);
+    else if (key == "local_rate") rate(o.local_rate);
+    else if (key == "jump_rate") rate(o.jump_rate);
+    else if (key == "local_elite_rate") rate(o.local_elite_rate);
+    else if (key == "insight_weight") {
+      if (v < 0 || v > kMaxInsightWeight) {
+        throw UsageError(fmt::format("bad evo option value {}={}: expected a weight from 0 to {}", key, value,
+                                     kMaxInsightWeight));
+      }
+      o.insight_weight = v;
+    } else {
+      throw UsageError(fmt::format("unknown evo option '{}'", key));
+    }
   }
   return o;
 }

@@ -55,7 +55,9 @@ std::unique_ptr<Strategy> make_evo(const SearchSpace& space, std::uint64_t seed,
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpace& space, std::uint64_t seed,
                                         std::vector<Config> seeds = {}, const EvoOptions& evo = {});
 
-// Parses "population=12,local_rate=0.5,..." over the defaults; throws UsageError naming a bad key/value.
+// Parses "population=12,local_rate=0.5,..." over the defaults; throws UsageError naming a bad key/value:
+// counts (population, initial, offspring, tournament, stagnation) are whole numbers from 1 to 100000, the
+// rates are from 0 to 1, insight_weight from 0 to 100; nan and inf are refused.
 EvoOptions parse_evo_options(std::string_view text);
 
 }  // namespace evotune::search

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <climits>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -13,14 +14,22 @@
 namespace evotune::search {
 namespace {
 
-// Reads a file, gunzipping when it is gzip (zlib's gzread passes plain files through).
-std::string read_maybe_gzipped(const std::filesystem::path& path) {
+// Reads a file, gunzipping when it is gzip (zlib's gzread passes plain files through), and stops past
+// max_bytes of content: a small .gz can expand a thousandfold (a gzip bomb).
+std::string read_maybe_gzipped(const std::filesystem::path& path, std::size_t max_bytes) {
   gzFile file = gzopen(path.c_str(), "rb");
   if (file == nullptr) throw UsageError(fmt::format("cannot open T4 file {}", path.string()));
   std::string data;
   char buffer[1 << 16];
   int n = 0;
-  while ((n = gzread(file, buffer, sizeof(buffer))) > 0) data.append(buffer, static_cast<std::size_t>(n));
+  while ((n = gzread(file, buffer, sizeof(buffer))) > 0) {
+    if (data.size() + static_cast<std::size_t>(n) > max_bytes) {
+      gzclose(file);
+      throw UsageError(fmt::format("{} is larger than {} MiB (decompressed); T4 files beyond that are refused",
+                                   path.string(), max_bytes >> 20));
+    }
+    data.append(buffer, static_cast<std::size_t>(n));
+  }
   int error = 0;
   const char* message = gzerror(file, &error);
   std::string reason = error != Z_OK && error != Z_STREAM_END ? message : "";
@@ -29,32 +38,90 @@ std::string read_maybe_gzipped(const std::filesystem::path& path) {
   return data;
 }
 
+// Parameter names and string values come back as config text ("name=value,...", one line), so they may
+// hold neither of its separators nor control bytes (NUL included).
+std::optional<std::string> unwritable(const std::string& text) {
+  if (text.empty()) return "is empty";
+  for (char c : text) {
+    if (c == ',' || c == '=') return fmt::format("holds '{}'", c);
+    if (static_cast<unsigned char>(c) < 0x20) return fmt::format("holds control byte {:#04x}", static_cast<int>(c));
+  }
+  return std::nullopt;
+}
+
+// One line naming the file and the entry for every way a document can be wrong.
+class DocumentError {
+ public:
+  explicit DocumentError(const std::filesystem::path& path) : path_(path.string()) {}
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw UsageError(fmt::format("{} is not a usable T4 file: {}: {}", path_, where, what));
+  }
+
+ private:
+  std::string path_;
+};
+
 }  // namespace
 
-T4Space T4Space::load(const std::filesystem::path& path) {
+T4Space T4Space::load(const std::filesystem::path& path, std::size_t max_bytes) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(read_maybe_gzipped(path));
+    doc = nlohmann::json::parse(read_maybe_gzipped(path, max_bytes));
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(fmt::format("{} is not valid JSON: {}", path.string(), e.what()));
   }
-  if (!doc.contains("results") || !doc["results"].is_array() || doc["results"].empty()) {
+  const DocumentError error(path);
+  if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array() || doc["results"].empty()) {
     throw UsageError(fmt::format("{} is not a T4 file: no \"results\" array", path.string()));
   }
+  const nlohmann::json& results = doc["results"];
+  auto where = [](std::size_t i) { return fmt::format("results[{}]", i); };
+  // Structure first, so that everything below reads checked values.
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const nlohmann::json& r = results[i];
+    if (!r.is_object()) error.fail(where(i), "not an object");
+    if (!r.contains("configuration") || !r["configuration"].is_object() || r["configuration"].empty()) {
+      error.fail(where(i), "no \"configuration\" object with parameters");
+    }
+    const nlohmann::json& configuration = r["configuration"];
+    if (i == 0) {
+      for (const auto& [name, value] : configuration.items()) {
+        if (auto why = unwritable(name)) error.fail(where(i), fmt::format("parameter name {} {}", nlohmann::json(name).dump(), *why));
+        names.push_back(name);
+      }
+    } else if (configuration.size() != names.size()) {
+      error.fail(where(i), fmt::format("{} parameters where results[0] has {}", configuration.size(), names.size()));
+    }
+    for (const std::string& n : names) {
+      if (!configuration.contains(n)) error.fail(where(i), fmt::format("no value for parameter {}", n));
+      const nlohmann::json& v = configuration[n];
+      if (v.is_number_integer()) {
+        const bool in_range = v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT_MAX)
+                                                     : v.get<std::int64_t>() >= INT_MIN && v.get<std::int64_t>() <= INT_MAX;
+        if (!in_range) error.fail(where(i), fmt::format("{}={} is beyond the range of an int", n, v.dump()));
+      } else if (v.is_string()) {
+        if (auto why = unwritable(v.get<std::string>())) error.fail(where(i), fmt::format("{}={} {}", n, v.dump(), *why));
+      } else if (!v.is_number() && !v.is_boolean()) {
+        error.fail(where(i), fmt::format("{} is {}, not a number, string or boolean", n, v.type_name()));
+      } else if (v.is_number_float() && !std::isfinite(v.get<double>())) {
+        error.fail(where(i), fmt::format("{} is not a finite number", n));
+      }
+    }
+    if (r.contains("invalidity") && !r["invalidity"].is_string()) error.fail(where(i), "\"invalidity\" is not a string");
+  }
+
   T4Space t;
   t.name_ = path.filename().string();
   // Domains: each parameter's distinct values. Integral values stay integers; anything else becomes
   // an ordered categorical parameter (values are indices in the order of the values' JSON text; labels are
   // the strings themselves for string values, so "mma_sync" reads back as mma_sync, else the JSON text).
-  const nlohmann::json& first = doc["results"][0].at("configuration");
-  std::vector<std::string> names;
-  for (const auto& [name, value] : first.items()) names.push_back(name);
   std::map<std::string, std::set<std::string>> texts;
   std::map<std::string, bool> integral;
   for (const std::string& n : names) integral[n] = true;
-  for (const auto& r : doc["results"]) {
+  for (const auto& r : results) {
     for (const std::string& n : names) {
-      const nlohmann::json& v = r.at("configuration").at(n);
+      const nlohmann::json& v = r["configuration"][n];
       if (!v.is_number_integer()) integral[n] = false;
       texts[n].insert(v.dump());
     }
@@ -66,7 +133,7 @@ T4Space T4Space::load(const std::filesystem::path& path) {
     p.name = n;
     if (integral[n]) {
       std::set<long long> values;
-      for (const std::string& s : texts[n]) values.insert(std::stoll(s));
+      for (const std::string& s : texts[n]) values.insert(std::stoll(s));  // checked above: within int
       for (long long v : values) {
         p.values.push_back(static_cast<int>(v));
         encode[n][std::to_string(v)] = static_cast<int>(v);
@@ -83,31 +150,42 @@ T4Space T4Space::load(const std::filesystem::path& path) {
     params.push_back(std::move(p));
   }
   t.optimum_ = INFINITY;
-  for (const auto& r : doc["results"]) {
+  std::vector<Config> members;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const nlohmann::json& r = results[i];
     T4Result result;
-    for (const std::string& n : names) result.config.set(n, encode[n].at(r.at("configuration").at(n).dump()));
-    result.invalidity = r.value("invalidity", "correct");
+    for (const std::string& n : names) result.config.set(n, encode[n].at(r["configuration"][n].dump()));
+    result.invalidity = r.contains("invalidity") ? r["invalidity"].get<std::string>() : "correct";
     result.valid = result.invalidity == "correct";
     if (result.valid) {
-      bool found = false;
-      for (const auto& m : r.at("measurements")) {
-        if (m.value("name", "") == "time") {
-          result.time = m.at("value").get<double>();
-          found = true;
+      std::optional<double> time;
+      if (r.contains("measurements")) {
+        if (!r["measurements"].is_array()) error.fail(where(i), "\"measurements\" is not an array");
+        for (const auto& m : r["measurements"]) {
+          if (!m.is_object()) error.fail(where(i), "a measurement is not an object");
+          if (!m.contains("name") || m["name"] != "time") continue;
+          if (!m.contains("value") || !m["value"].is_number()) error.fail(where(i), "the time is not a number");
+          time = m["value"].get<double>();
+          // A time of zero or less (or not finite) cannot be compared as a speed; it is a broken record.
+          if (!std::isfinite(*time) || *time <= 0) error.fail(where(i), fmt::format("time {} is not positive", m["value"].dump()));
         }
       }
-      if (!found || !std::isfinite(result.time)) {
+      if (time) {
+        result.time = *time;
+      } else {
         result.valid = false;
         result.invalidity = "no time";
       }
     }
     if (result.valid) t.optimum_ = std::min(t.optimum_, result.time);
-    t.by_key_[result.config.key()] = t.results_.size();
+    const std::string key = result.config.key();
+    if (t.by_key_.count(key)) error.fail(where(i), fmt::format("configuration {} is recorded twice", key));
+    t.by_key_[key] = t.results_.size();
+    members.push_back(result.config);
     t.results_.push_back(std::move(result));
   }
   if (!std::isfinite(t.optimum_)) throw UsageError(fmt::format("{} has no valid result", path.string()));
-  const auto* index = &t.by_key_;
-  t.space_ = std::make_unique<SearchSpace>(params, [index](const Config& c) { return index->count(c.key()) > 0; });
+  t.space_ = std::make_unique<SearchSpace>(params, std::move(members));
   return t;
 }
 

@@ -2,9 +2,18 @@
 // Kernel Tuner's T4 format (schema 1.0.0): a brute-forced tuning space with one result per
 // configuration (time, or why it was invalid). Read from .json or .json.gz. A T4 file defines a
 // SearchSpace (each parameter's distinct values, in order; valid = present in the file, i.e. allowed
-// by the tuner's constraints) and answers evaluations by lookup, so strategies can be compared
-// without a GPU.
+// by the tuner's constraints; searched over the recorded configs, however few of the domains' product
+// they are) and answers evaluations by lookup, so strategies can be compared without a GPU.
+//
+// load() refuses, with one line naming the file and the entry (results[i]), a document that is not JSON,
+// has no results, has an entry without a configuration object or with other parameters than the first,
+// a value that is not a number, string or boolean, an integer beyond int, a parameter name or string value
+// that config text cannot hold (',' '=' or a control byte, NUL included), a configuration recorded twice,
+// or a "correct" entry whose time is not a positive finite number; and a file whose content (after
+// gunzip) exceeds kT4MaxDocumentBytes, without decompressing past it.
+#include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -13,6 +22,9 @@
 #include "search/space.h"
 
 namespace evotune::search {
+
+// 256 MiB: ten times the largest published brute-forced space evotune has met (19 MB decompressed).
+inline constexpr std::size_t kT4MaxDocumentBytes = std::size_t{256} << 20;
 
 struct T4Result {
   Config config;
@@ -23,7 +35,7 @@ struct T4Result {
 
 class T4Space {
  public:
-  static T4Space load(const std::filesystem::path& path);
+  static T4Space load(const std::filesystem::path& path, std::size_t max_bytes = kT4MaxDocumentBytes);
 
   const std::string& name() const { return name_; }
   const SearchSpace& space() const { return *space_; }

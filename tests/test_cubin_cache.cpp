@@ -2,10 +2,12 @@
 // writers are safe.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <thread>
 
 #include "runtime/cubin_cache.h"
+#include "runtime/prepare.h"
 #include "templates/smoke/smoke_family.h"
 #include "tests/test_support.h"
 
@@ -242,4 +244,140 @@ TEST(CubinCache, TimeoutsAreCachedWithTheirLimit) {
   EXPECT_EQ(longer.calls, 1);
   EXPECT_EQ(cache.stats().failures, 0u) << "the success replaced the timeout";
   EXPECT_TRUE(second.compile(sample_request()).from_cache);
+}
+
+// ---- What the cache serves is what was stored (issue 13) ----------------------------------------------
+
+namespace {
+std::filesystem::path entry_file(const TempDir& dir, const std::string& key, const char* suffix = ".cubin") {
+  return dir.path() / key.substr(0, 2) / (key + suffix);
+}
+
+std::string read_all(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_all(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+}  // namespace
+
+// Bytes flipped inside the CUBIN, the file's length unchanged: before checksums this was served as a hit.
+TEST(CubinCache, FlippedCubinBytesAreAMissAndTheEntryIsRewritten) {
+  TempDir dir;
+  NvrtcCompiler nvrtc;
+  CubinCache cache(dir.path());
+  CachingCompiler compiler(nvrtc, cache);
+  const CompileResult good = compiler.compile(sample_request());
+  const std::filesystem::path entry = entry_file(dir, compiler.key(sample_request()));
+  std::string bytes = read_all(entry);
+  ASSERT_GT(bytes.size(), 64u);
+  for (std::size_t i = bytes.size() - 40; i < bytes.size() - 30; ++i) bytes[i] = static_cast<char>(~bytes[i]);
+  write_all(entry, bytes);
+
+  const CompileResult again = compiler.compile(sample_request());
+  EXPECT_FALSE(again.from_cache) << "a CUBIN with flipped bytes was served";
+  EXPECT_EQ(nvrtc.invocations(), 2);
+  EXPECT_EQ(again.cubin, good.cubin);
+  EXPECT_NE(read_all(entry), bytes) << "the damaged entry was not rewritten";
+  EXPECT_TRUE(compiler.compile(sample_request()).from_cache);
+  EXPECT_EQ(nvrtc.invocations(), 2);
+}
+
+// The resources in an entry's header decide whether a config is accepted (register and spill rules). An
+// edit of them, the entry's length unchanged, must not change the verdict a stale entry gives.
+TEST(CubinCache, AnEditedResourceHeaderDoesNotFlipTheVerdict) {
+  TempDir dir;
+  NvrtcCompiler nvrtc;
+  CubinCache cache(dir.path());
+  CachingCompiler compiler(nvrtc, cache);
+  const CompileRequest request = sample_request();
+  const std::string entry_name = request.name_expressions.at(0);
+  const ResourceRule reject_spills = [](const ResourceUsage& u) -> std::optional<std::string> {
+    if (u.spill_store_bytes > 0) return "spills";
+    return std::nullopt;
+  };
+  const Preparation first = prepare_kernel(compiler, request, entry_name, reject_spills);
+  ASSERT_NE(prepared(first), nullptr) << "the sample kernel must not spill";
+
+  const std::filesystem::path entry = entry_file(dir, compiler.key(request));
+  std::string bytes = read_all(entry);
+  const std::string honest = "\"spill_store_bytes\":0";
+  const std::size_t at = bytes.find(honest);
+  ASSERT_NE(at, std::string::npos) << bytes.substr(0, 400);
+  bytes.replace(at, honest.size(), "\"spill_store_bytes\":9");  // same length: passes every length check
+  write_all(entry, bytes);
+
+  const Preparation second = prepare_kernel(compiler, request, entry_name, reject_spills);
+  EXPECT_NE(prepared(second), nullptr) << "an edited cache entry flipped the verdict to a rejection";
+  EXPECT_EQ(nvrtc.invocations(), 2) << "the edited entry must be a miss";
+}
+
+// An entry holds its key: one copied under another key's name answers no request.
+TEST(CubinCache, AnEntryUnderAnotherKeysNameIsAMiss) {
+  TempDir dir;
+  NvrtcCompiler nvrtc;
+  CubinCache cache(dir.path());
+  CachingCompiler compiler(nvrtc, cache);
+  compiler.compile(sample_request());
+  const CompileRequest other = smoke_compile_request(SmokeVariant{64, 1, false}, Target::parse("sm_80"));
+  const std::filesystem::path source = entry_file(dir, compiler.key(sample_request()));
+  const std::filesystem::path target = entry_file(dir, compiler.key(other));
+  std::filesystem::create_directories(target.parent_path());
+  std::filesystem::copy_file(source, target);
+  EXPECT_FALSE(compiler.compile(other).from_cache);
+  EXPECT_EQ(nvrtc.invocations(), 2);
+}
+
+// A cache that cannot be written (here its directory would sit under a regular file, which fails for root
+// too) costs the cache, never the compile: the kernel comes back, and a compile error stays a CompileError.
+TEST(CubinCache, AnUnwritableCacheIsAWarningNotACompileError) {
+  TempDir dir;
+  write_all(dir.path() / "a-file", "not a directory\n");
+  NvrtcCompiler nvrtc;
+  CubinCache cache(dir.path() / "a-file" / "cache");
+  CachingCompiler compiler(nvrtc, cache);
+  CompileResult result;
+  ::testing::internal::CaptureStderr();
+  EXPECT_NO_THROW(result = compiler.compile(sample_request()));
+  EXPECT_FALSE(result.cubin.empty());
+  CompileRequest bad = sample_request();
+  bad.source += "\nthis_is_not_cuda;\n";
+  EXPECT_THROW(compiler.compile(bad), CompileError);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warnings.find("warning"), std::string::npos) << warnings;
+  EXPECT_EQ(std::count(warnings.begin(), warnings.end(), '\n'), 1) << "one warning per cache: " << warnings;
+}
+
+// `cache clear` removes what evotune wrote and nothing else: files that merely end in .cubin, or sit in a
+// two-digit directory, or carry an evotune-like name without its magic, survive.
+TEST(CubinCache, ClearRemovesOnlyEvotunesEntries) {
+  TempDir dir;
+  NvrtcCompiler nvrtc;
+  CubinCache cache(dir.path());
+  CachingCompiler compiler(nvrtc, cache);
+  compiler.compile(sample_request());
+  CompileRequest bad = sample_request();
+  bad.source += "\nthis_is_not_cuda;\n";
+  EXPECT_THROW(compiler.compile(bad), CompileError);
+  const std::string key = compiler.key(sample_request());
+  const std::vector<std::filesystem::path> foreign = {
+      dir.path() / "my_kernel.cubin",
+      dir.path() / key.substr(0, 2) / "handmade.cubin",
+      dir.path() / "zz" / (std::string(64, 'z') + ".cubin"),
+      dir.path() / "ab" / (std::string("ab") + std::string(62, '0') + ".cubin"),  // evotune's name, not its magic
+      dir.path() / "notes.txt",
+  };
+  for (const auto& path : foreign) {
+    std::filesystem::create_directories(path.parent_path());
+    write_all(path, "\x7f" "ELF someone else's file\n");
+  }
+  EXPECT_EQ(cache.stats().entries, 1u);
+  EXPECT_EQ(cache.stats().failures, 1u);
+  EXPECT_EQ(cache.clear(), 2u);
+  for (const auto& path : foreign) EXPECT_TRUE(std::filesystem::exists(path)) << path << " was removed";
+  EXPECT_FALSE(std::filesystem::exists(entry_file(dir, key)));
+  EXPECT_FALSE(compiler.compile(sample_request()).from_cache);
 }

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <sqlite3.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +16,7 @@
 #include "evidence/store.h"
 #include "runtime/attention_launcher.h"
 #include "runtime/device_properties.h"
+#include "tests/subprocess.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -267,4 +271,123 @@ TEST(GpuExport, AConfigThatFailsReverificationRefusesTheExport) {
   EXPECT_NE(r.output.find("q_frags=regs is for mma_sync"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(header));
   EXPECT_FALSE(fs::exists(header.string() + ".tmp"));
+}
+
+// ---- Whatever the database holds (issue 13) ---------------------------------------------------------------
+
+namespace {
+
+// Text that breaks out of a // comment (a line break, a backslash before the line end, a trigraph ??/ that
+// is one), out of a block comment (*/), and out of a string literal ("), each followed by code that fails
+// to compile should it ever escape; and control and non-ASCII bytes. A header that holds these and compiles
+// has kept every one in its place.
+const std::string kHostile = std::string("H100 \"evil\" \\ */ /* ?\?/ ?\?= \n#error INJECTED_NEWLINE\r\n") +
+                             "\"); static_assert(false, \"INJECTED_LITERAL\"); //" + std::string("\0\x01\x1b\x7f", 4) +
+                             "\xc3\xa9\xff end \\";
+
+// A device name is a C string in the header: the same hostility without the NUL, so it compares whole.
+std::string without_nul(std::string text) {
+  text.erase(std::remove(text.begin(), text.end(), '\0'), text.end());
+  return text;
+}
+
+// Text as a C array initialiser, for a program that compares it with what the header holds.
+std::string bytes_initialiser(const std::string& text) {
+  std::string out = "{";
+  for (unsigned char c : text) out += std::to_string(static_cast<int>(c)) + ",";
+  return out + "0}";
+}
+
+}  // namespace
+
+TEST(ExportHeader, HostileTextInEveryFieldStaysInItsCommentOrLiteral) {
+  evotune::evidence::TunedHeaderInput input;
+  input.command = "evotune export " + kHostile;
+  input.generated_at = kHostile;
+  input.database = kHostile;
+  input.evotune_version = kHostile;
+  input.tunables = {{"mma", false}, {"block_m", true}};
+  evotune::evidence::TunedEntry e = entry(without_nul(kHostile), 90, 4, 4096, 128, true, "mma_sync");
+  e.problem_text = kHostile;
+  e.strategy = kHostile;
+  e.run_created_at = kHostile;
+  e.verification = kHostile + "\n" + kHostile;
+  e.baselines = {{kHostile, 200.0}};
+  input.entries = {e};
+  evotune::testing::TempDir dir;
+  std::ofstream(dir.path() / "tuned_attention.h") << evotune::evidence::render_tuned_header(input);
+  for (const char* flags : {"-std=c++17", "-std=c++17 -trigraphs"}) {
+    Ran compile = run_command(std::string("g++ ") + flags + " -fsyntax-only -Wall -Wextra -Werror -x c++ " +
+                              (dir.path() / "tuned_attention.h").string());
+    EXPECT_EQ(compile.code, 0) << flags << "\n" << compile.output << file_text(dir.path() / "tuned_attention.h");
+  }
+  // And it says what the database said: the device's name, byte for byte.
+  std::ofstream(dir.path() / "same.cpp") << "#include <cstdio>\n#include <cstring>\n#include \"tuned_attention.h\"\n"
+                                            "static const unsigned char kExpected[] = "
+                                         << bytes_initialiser(without_nul(kHostile)) << R"cpp(;
+int main() {
+  const bool same = std::strcmp(evotune_tuned::kEntries[0].device, reinterpret_cast<const char*>(kExpected)) == 0;
+  std::printf("%d %d\n", int(sizeof(evotune_tuned::kEntries) / sizeof(evotune_tuned::kEntries[0])), same);
+}
+)cpp";
+  Ran build = run_command("g++ -std=c++17 -trigraphs -Wall -Wextra -Werror -I" + dir.path().string() + " " +
+                          (dir.path() / "same.cpp").string() + " -o " + (dir.path() / "same").string());
+  ASSERT_EQ(build.code, 0) << build.output;
+  EXPECT_EQ(run_command((dir.path() / "same").string()).output, "1 1\n");
+}
+
+TEST(ExportHeader, AHeaderExportedFromAHostileDatabaseCompiles) {
+  evotune::testing::TempDir dir;
+  // The database's own path is hostile too: it is in the header's "Generated ... from" comment.
+  const fs::path folder = dir.path() / "db \n#error INJECTED_PATH */ ?\?/";
+  fs::create_directories(folder);
+  const fs::path db = folder / "hostile.db";
+  {
+    evotune::evidence::Store store(db.string(), evotune::evidence::Store::Mode::read_write);
+    evotune::evidence::RunInfo info;
+    info.family = "attention";
+    info.problem = "b=1,hq=4,hkv=4,sq=256,skv=256,d=64,causal=0,dtype=fp16";
+    info.problem_json = "{}";
+    info.strategy = kHostile;
+    info.budget = 1;
+    info.device = kHostile;
+    info.device_json = R"({"compute_capability":"9.0"})";
+    info.versions = kHostile;
+    const std::int64_t run = store.create_run(info);
+    evotune::evidence::TrialRecord t;
+    t.config_key = "block_m=0";
+    t.config = "mma=mma_sync";
+    t.status = "ok";
+    t.median_us = 10.0;
+    t.tflops = 1.0;
+    store.record_trial(run, t);
+    evotune::evidence::BaselineRecord b;
+    b.name = kHostile;
+    b.median_us = 20.0;
+    store.record_baseline(run, b);
+  }
+  {  // What the store fills itself (the run's start) is written here with SQLite directly.
+    sqlite3* handle = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+    sqlite3_stmt* update = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(handle, "UPDATE runs SET created_at = ?", -1, &update, nullptr), SQLITE_OK);
+    sqlite3_bind_blob(update, 1, kHostile.data(), static_cast<int>(kHostile.size()), SQLITE_TRANSIENT);
+    EXPECT_EQ(sqlite3_step(update), SQLITE_DONE);
+    sqlite3_finalize(update);
+    sqlite3_close(handle);
+  }
+  const fs::path header = dir.path() / "tuned_attention.h";
+  const evotune::testing::ProcessResult r = evotune::testing::run_process(
+      {evotune_binary(), "export", "--db", db.string(), "--run", "1", "--skip-verify", "--out", header.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* flags : {"-std=c++17", "-std=c++17 -trigraphs"}) {
+    Ran compile = run_command(std::string("g++ ") + flags + " -fsyntax-only -Wall -Wextra -Werror -x c++ " + header.string());
+    EXPECT_EQ(compile.code, 0) << flags << "\n" << compile.output << file_text(header);
+  }
+  const std::string text = file_text(header);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_NE(line.rfind("#error", 0), 0u) << "an injected line reached the header as code: " << line;
+  }
+  EXPECT_NE(text.find("\\012#error INJECTED_NEWLINE"), std::string::npos) << "the line break is kept, escaped";
 }

@@ -452,3 +452,50 @@ TEST(ExportTables, RealH100SearchExportsAndReadsBack) {
     }
   }
 }
+
+// OWASP CSV injection: a text cell a spreadsheet would run as a formula (= + - @ tab CR first) is written
+// with a leading single quote and quoted; a plain number stays a number, negative ones included.
+TEST(ExportTables, CsvCellsThatAreFormulasAreNeutralised) {
+  evotune::testing::TempDir dir;
+  const std::string path = (dir.path() / "formulas.db").string();
+  std::int64_t run = 0;
+  {
+    Store store(path, Store::Mode::read_write);
+    run = store.create_run(run_info("replay", "replay"));
+    TrialRecord a = trial(0, 0, "=1+1", "x=-1,y=@SUM(A1:A9),z=+cmd|' /C calc'!A0", "ok");
+    a.median_us = -2.5;  // a negative number is a number
+    a.error = "=HYPERLINK(\"http://evil\",\"click\")";
+    store.record_trial(run, a);
+    TrialRecord b = trial(1, 0, "-2+3", "x=-1e-3,y=\tTAB,z=\rCR,w=+5", "invalid");
+    b.error = "@evil";
+    store.record_trial(run, b);
+  }
+  Store store(path, Store::Mode::read_only);
+  const std::string text = trials_csv(store, run);
+  const Rows rows = parse_csv(text);
+  ASSERT_EQ(rows.size(), 3u);
+  const std::vector<std::string>& header = rows[0];
+  auto cell = [&](std::size_t row, const std::string& column) {
+    const auto it = std::find(header.begin(), header.end(), column);
+    EXPECT_NE(it, header.end()) << column;
+    return rows[row][static_cast<std::size_t>(it - header.begin())];
+  };
+  EXPECT_EQ(cell(1, "config_key"), "'=1+1");
+  EXPECT_EQ(cell(1, "x"), "-1");
+  EXPECT_EQ(cell(1, "y"), "'@SUM(A1:A9)");
+  EXPECT_EQ(cell(1, "z"), "'+cmd|' /C calc'!A0");
+  EXPECT_EQ(cell(1, "median_us"), "-2.5");
+  EXPECT_EQ(cell(1, "error"), "'=HYPERLINK(\"http://evil\",\"click\")");
+  EXPECT_EQ(cell(2, "config_key"), "'-2+3");
+  EXPECT_EQ(cell(2, "x"), "-1e-3");
+  EXPECT_EQ(cell(2, "y"), "'\tTAB");
+  EXPECT_EQ(cell(2, "z"), "'\rCR");
+  EXPECT_EQ(cell(2, "error"), "'@evil");
+  EXPECT_EQ(cell(2, "w"), "'+5") << "OWASP lists '+': only negative numbers pass as numbers";
+  // In the file itself no line and no cell begins with a formula character.
+  EXPECT_EQ(text.find("\n="), std::string::npos);
+  EXPECT_EQ(text.find(",="), std::string::npos);
+  EXPECT_EQ(text.find(",@"), std::string::npos);
+  EXPECT_EQ(text.find(",+"), std::string::npos);
+  EXPECT_EQ(text.find(",-2+3"), std::string::npos);
+}

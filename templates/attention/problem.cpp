@@ -28,7 +28,10 @@ Problem Problem::parse(std::string_view text) {
   Problem p;
   bool have_hkv = false, have_skv = false;
   std::set<std::string> seen;
-  for (const auto& [key, value] : split_assignments(text, "problem")) {
+  const auto assignments = split_assignments(text, "problem");
+  // Every size has a default, but a problem nobody wrote is a mistake (an empty --problem), not b=1,hq=1,...
+  if (assignments.empty()) throw UsageError("empty problem: give e.g. b=4,hq=16,sq=4096,d=128");
+  for (const auto& [key, value] : assignments) {
     if (!seen.insert(key).second) throw UsageError(fmt::format("problem key '{}' given twice", key));
     if (key == "b") {
       p.b = parse_positive(key, value);
@@ -74,6 +77,15 @@ void Problem::validate() const {
   if (d != 64 && d != 128) throw UsageError(fmt::format("head dim d={} is not supported (64 or 128)", d));
   if (std::int64_t{b} * hq > 65535LL * 65535LL || b > 65535 || hq > 65535) {
     throw UsageError("b and hq must each be at most 65535 (grid limits)");
+  }
+  // Element counts (and the scores of one head, sq x skv) are 64-bit products everywhere they are used; past
+  // 2^48 elements (512 TiB of fp16) no GPU holds the tensors, and well before 2^63 the products overflow.
+  constexpr double kMaxElements = 281474976710656.0;  // 2^48
+  const double q = double(b) * hq * sq * d, kv = double(b) * hkv * skv * d, scores = double(b) * hq * sq * skv;
+  if (q > kMaxElements || kv > kMaxElements || scores > kMaxElements) {
+    throw UsageError(fmt::format("problem b={},hq={},hkv={},sq={},skv={},d={} has more than 2^48 elements in Q, K/V "
+                                 "or the scores: beyond any GPU's memory",
+                                 b, hq, hkv, sq, skv, d));
   }
 }
 

@@ -18,7 +18,8 @@ struct Problem {
   DType dtype = DType::fp16;
 
   // "b=4,hq=32,hkv=8,sq=4096,skv=4096,d=128,causal=1,dtype=bf16". hkv defaults to hq, skv to sq.
-  // Throws UsageError (one line) for unknown keys, bad values, hq % hkv != 0, sq > skv, unsupported d.
+  // Throws UsageError (one line) for empty text, unknown keys, bad values, hq % hkv != 0, sq > skv,
+  // unsupported d, and sizes whose element counts pass 2^48 (see validate()).
   static Problem parse(std::string_view text);
   // The rules parse() enforces on the values (positive sizes, hq % hkv == 0, sq <= skv, d of 64 or 128,
   // grid limits), for problems built field by field; throws UsageError naming the broken one.
