@@ -116,6 +116,13 @@ void refuse_database_as_output(const std::string& output, const std::string& db)
   }
 }
 
+void require_database(const std::string& db) {
+  std::error_code ec;
+  if (!fs::exists(db, ec)) {
+    throw UsageError(fmt::format("no evotune database at {} (a search writes one; --db names it)", db));
+  }
+}
+
 void write_output_file(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
     std::cout << text;

@@ -48,6 +48,10 @@ std::int64_t requested_or_latest_run(const evidence::Store& store, std::int64_t 
 // (-wal, -shm, -journal), by any name: relative, through symlinks, or a hard link to it. Every command
 // that writes a file and reads a database calls it before it opens the database.
 void refuse_database_as_output(const std::string& output, const std::string& db);
+
+// A reading command's --db must name an existing file: a missing one is a usage error (exit 2), said in one
+// line, before the store is opened.
+void require_database(const std::string& db);
 // Writes `text` to a temporary file of a unique name in the directory of `path` and renames it into place,
 // so a reader never sees half a file, a failed write leaves an earlier file untouched and no temporary
 // behind, and two writers never share a temporary. A symlink is written through (its target is

@@ -28,6 +28,7 @@ void add_evidence_commands(CLI::App& app, const GlobalOptions&) {
   auto runs_opt = std::make_shared<Options>();
   runs->add_option("--db", runs_opt->db, "evidence database");
   runs->callback([runs_opt] {
+    require_database(runs_opt->db);
     evidence::Store store(runs_opt->db, evidence::Store::Mode::read_only);
     fmt::print("{:>4}  {:<20}  {:<8}  {:<6}  {:<10}  {:>6}  {:>6}  {:>12}  {}\n", "run", "created", "status", "family",
                "strategy", "trials", "valid", "best us", "problem");
@@ -43,6 +44,7 @@ void add_evidence_commands(CLI::App& app, const GlobalOptions&) {
   log->add_option("--run", log_opt->run, "run id (default: all runs)");
   log->add_option("--format", log_opt->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   log->callback([log_opt] {
+    require_database(log_opt->db);
     evidence::Store store(log_opt->db, evidence::Store::Mode::read_only);
     std::optional<std::int64_t> run;
     if (log_opt->run != 0) run = requested_or_latest_run(store, log_opt->run, log_opt->db);
@@ -82,6 +84,7 @@ void add_evidence_commands(CLI::App& app, const GlobalOptions&) {
   top->add_option("--format", top_opt->format, "table or json (every recorded field but the raw samples)")
       ->check(CLI::IsMember({"table", "json"}));
   top->callback([top_opt] {
+    require_database(top_opt->db);
     evidence::Store store(top_opt->db, evidence::Store::Mode::read_only);
     std::int64_t run = requested_or_latest_run(store, top_opt->run, top_opt->db);
     if (top_opt->format == "json") {

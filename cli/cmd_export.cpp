@@ -129,6 +129,7 @@ bool reverify(evidence::TunedEntry& entry, const Config& config, const attention
 }
 
 void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
+  require_database(opt.db);
   evidence::Store store(opt.db, evidence::Store::Mode::read_only);
   std::map<std::int64_t, evidence::RunRow> rows;
   for (const evidence::RunRow& r : store.runs()) rows[r.id] = r;
@@ -234,6 +235,7 @@ void add_export_command(CLI::App& app, const GlobalOptions& globals) {
     if (opt->best_per_problem || opt->skip_verify) {
       throw UsageError("--best-per-problem and --skip-verify apply to --format header");
     }
+    require_database(opt->db);
     evidence::Store store(opt->db, evidence::Store::Mode::read_only);
     if (opt->format == "csv" && opt->table == "evo_log") {
       std::optional<std::int64_t> run;

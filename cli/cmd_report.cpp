@@ -26,6 +26,7 @@ void add_report_command(CLI::App& app, const GlobalOptions&) {
   report->add_option("-o,--out", options->out, "the HTML file to write")->required();
   report->callback([options] {
     refuse_database_as_output(options->out, options->db);
+    require_database(options->db);
     evidence::Store store(options->db, evidence::Store::Mode::read_only);
     const std::int64_t run = requested_or_latest_run(store, options->run, options->db);
 

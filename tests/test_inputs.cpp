@@ -135,6 +135,23 @@ TEST(Inputs, UnknownRunsInLogAndTopAreUsageErrors) {
   }
 }
 
+// A reading command given a database that does not exist: one line naming it, exit 2, and no file made.
+TEST(Inputs, AMissingDatabaseIsAUsageErrorOfEveryReadingCommand) {
+  TempDir dir;
+  const std::string db = (dir.path() / "missing.db").string();
+  const std::string out = (dir.path() / "out.txt").string();
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"runs", "--db", db},
+                                             {"log", "--db", db},
+                                             {"top", "--db", db},
+                                             {"report", "--db", db, "-o", out},
+                                             {"export", "--format", "csv", "--db", db, "--out", out},
+                                             {"export", "--db", db, "--out", out, "--skip-verify"}}) {
+    expect_usage_error(args, db);
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
 // Each document is wrong in one way; each is refused with the file's name (and, for an entry, which one).
 TEST(Inputs, MalformedOrUnwritableT4DocumentsAreRefusedWithTheFileAndEntry) {
   TempDir dir;
