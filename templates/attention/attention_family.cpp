@@ -136,8 +136,9 @@ Config default_config() {
 namespace {
 
 // The Hopper default for query-heavy problems (prefill, long chunks): mma=wgmma with both overlaps and the
-// producer warpgroup on few registers, as FlashAttention-3 runs it. Measured on the H100
-// (evidence/results/h100/hopper/probe, NOTES.md):
+// producer warpgroup on few registers, as FlashAttention-3 runs it. The first measurements on the H100
+// (evidence/results/h100/hopper/probe, NOTES.md), for the grid-scheduled base config below; the scheduler,
+// q_buffers and min_ctas rules further down override parts of it, each with its own measurements:
 //   - d=128: two consumer warpgroups (128 rows), producer on 24 registers. b4 hq16 s4096 fp16: 176-key
 //     blocks 644 TFLOP/s non-causal (128: 0.6% slower); causal 128-key blocks (176: 0.7% slower);
 //     overlap=off cost 15%, pingpong=off 1.7% (call1);
