@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/test_support.h"
+
 namespace evotune::testing {
 
 struct ProcessResult {
@@ -76,7 +78,5 @@ inline ProcessResult run_process(const std::vector<std::string>& argv, double ti
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   return result;
 }
-
-inline int line_count(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
 }  // namespace evotune::testing

@@ -30,7 +30,7 @@ CliRun run(const std::string& args) {
   return r;
 }
 
-int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+using evotune::testing::line_count;
 
 }  // namespace
 
@@ -53,7 +53,7 @@ TEST(Cli, UsageErrorsExitTwoWithOneLine) {
                            "compile-bench --target sm_9x", "cache"}) {
     CliRun r = run(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
-    EXPECT_EQ(lines(r.output), 1) << args << ": " << r.output;
+    EXPECT_EQ(line_count(r.output), 1) << args << ": " << r.output;
     EXPECT_EQ(r.output.rfind("evotune: error: ", 0), 0u) << r.output;
   }
 }

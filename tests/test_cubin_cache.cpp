@@ -252,16 +252,6 @@ namespace {
 std::filesystem::path entry_file(const TempDir& dir, const std::string& key, const char* suffix = ".cubin") {
   return dir.path() / key.substr(0, 2) / (key + suffix);
 }
-
-std::string read_all(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-void write_all(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-}
 }  // namespace
 
 // Bytes flipped inside the CUBIN, the file's length unchanged: before checksums this was served as a hit.
@@ -272,16 +262,16 @@ TEST(CubinCache, FlippedCubinBytesAreAMissAndTheEntryIsRewritten) {
   CachingCompiler compiler(nvrtc, cache);
   const CompileResult good = compiler.compile(sample_request());
   const std::filesystem::path entry = entry_file(dir, compiler.key(sample_request()));
-  std::string bytes = read_all(entry);
+  std::string bytes = evotune::testing::file_bytes(entry);
   ASSERT_GT(bytes.size(), 64u);
   for (std::size_t i = bytes.size() - 40; i < bytes.size() - 30; ++i) bytes[i] = static_cast<char>(~bytes[i]);
-  write_all(entry, bytes);
+  evotune::testing::write_bytes(entry, bytes);
 
   const CompileResult again = compiler.compile(sample_request());
   EXPECT_FALSE(again.from_cache) << "a CUBIN with flipped bytes was served";
   EXPECT_EQ(nvrtc.invocations(), 2);
   EXPECT_EQ(again.cubin, good.cubin);
-  EXPECT_NE(read_all(entry), bytes) << "the damaged entry was not rewritten";
+  EXPECT_NE(evotune::testing::file_bytes(entry), bytes) << "the damaged entry was not rewritten";
   EXPECT_TRUE(compiler.compile(sample_request()).from_cache);
   EXPECT_EQ(nvrtc.invocations(), 2);
 }
@@ -303,12 +293,12 @@ TEST(CubinCache, AnEditedResourceHeaderDoesNotFlipTheVerdict) {
   ASSERT_NE(prepared(first), nullptr) << "the sample kernel must not spill";
 
   const std::filesystem::path entry = entry_file(dir, compiler.key(request));
-  std::string bytes = read_all(entry);
+  std::string bytes = evotune::testing::file_bytes(entry);
   const std::string honest = "\"spill_store_bytes\":0";
   const std::size_t at = bytes.find(honest);
   ASSERT_NE(at, std::string::npos) << bytes.substr(0, 400);
   bytes.replace(at, honest.size(), "\"spill_store_bytes\":9");  // same length: passes every length check
-  write_all(entry, bytes);
+  evotune::testing::write_bytes(entry, bytes);
 
   const Preparation second = prepare_kernel(compiler, request, entry_name, reject_spills);
   EXPECT_NE(prepared(second), nullptr) << "an edited cache entry flipped the verdict to a rejection";
@@ -335,7 +325,7 @@ TEST(CubinCache, AnEntryUnderAnotherKeysNameIsAMiss) {
 // too) costs the cache, never the compile: the kernel comes back, and a compile error stays a CompileError.
 TEST(CubinCache, AnUnwritableCacheIsAWarningNotACompileError) {
   TempDir dir;
-  write_all(dir.path() / "a-file", "not a directory\n");
+  evotune::testing::write_bytes(dir.path() / "a-file", "not a directory\n");
   NvrtcCompiler nvrtc;
   CubinCache cache(dir.path() / "a-file" / "cache");
   CachingCompiler compiler(nvrtc, cache);
@@ -372,7 +362,7 @@ TEST(CubinCache, ClearRemovesOnlyEvotunesEntries) {
   };
   for (const auto& path : foreign) {
     std::filesystem::create_directories(path.parent_path());
-    write_all(path, "\x7f" "ELF someone else's file\n");
+    evotune::testing::write_bytes(path, "\x7f" "ELF someone else's file\n");
   }
   EXPECT_EQ(cache.stats().entries, 1u);
   EXPECT_EQ(cache.stats().failures, 1u);

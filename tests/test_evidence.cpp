@@ -23,12 +23,7 @@ using namespace evotune::evidence;
 
 namespace {
 
-std::string file_bytes(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using evotune::testing::file_bytes;
 
 TrialRecord trial(int seq, int generation, const std::string& key, const char* status, std::optional<double> us) {
   TrialRecord t;

@@ -56,7 +56,6 @@ ProcessResult expect_usage_error(const std::vector<std::string>& args, const std
   return r;
 }
 
-void write_text(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 // A small valid T4 document: parameters x (0..3) and y (0..2), every config correct, time 1 + x + y.
 nlohmann::json small_t4() {
@@ -190,7 +189,7 @@ TEST(Inputs, MalformedOrUnwritableT4DocumentsAreRefusedWithTheFileAndEntry) {
   };
   for (const auto& [name, text] : documents) {
     const fs::path path = dir.path() / (name + ".json");
-    write_text(path, text);
+    evotune::testing::write_bytes(path, text);
     try {
       evotune::search::T4Space::load(path);
       ADD_FAILURE() << name << " was accepted";
@@ -209,7 +208,7 @@ TEST(Inputs, MalformedOrUnwritableT4DocumentsAreRefusedWithTheFileAndEntry) {
     EXPECT_NE(std::string(e.what()).find("results[4]"), std::string::npos) << e.what();
   }
   // The well-formed original loads.
-  write_text(dir.path() / "good.json", small_t4().dump());
+  evotune::testing::write_bytes(dir.path() / "good.json", small_t4().dump());
   EXPECT_EQ(evotune::search::T4Space::load(dir.path() / "good.json").results().size(), 12u);
 }
 
@@ -255,7 +254,7 @@ fs::path write_sparse_t4(const fs::path& dir) {
                        {"measurements", {{{"name", "time"}, {"value", 1.0 + i}, {"unit", "ms"}}}}});
   }
   const fs::path path = dir / "sparse.json";
-  write_text(path, nlohmann::json{{"results", results}}.dump());
+  evotune::testing::write_bytes(path, nlohmann::json{{"results", results}}.dump());
   return path;
 }
 }  // namespace

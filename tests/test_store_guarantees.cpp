@@ -54,14 +54,9 @@ CliRun run_shell(const std::string& command) {
 
 CliRun run(const std::string& args) { return run_shell(evotune::testing::evotune_binary() + " " + args); }
 
-int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+using evotune::testing::file_bytes;
+using evotune::testing::line_count;
 
-std::string file_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string t4(const char* name) { return (evotune::testing::t4_dir() / name).string(); }
 const char* const kSpaceA = "convolution_milo_A4000_T4.json.gz";
@@ -118,7 +113,7 @@ TEST(Outputs, TheDatabaseIsNeverTheOutput) {
   for (const std::string& args : attempts) {
     CliRun r = run(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
-    EXPECT_EQ(lines(r.output), 1) << args << ": " << r.output;
+    EXPECT_EQ(line_count(r.output), 1) << args << ": " << r.output;
     EXPECT_NE(r.output.find("database"), std::string::npos) << args << ": " << r.output;
   }
   for (const std::string& args : {std::string("export --format csv --db e.db --out e.db"),
@@ -158,13 +153,13 @@ TEST(Outputs, AreWrittenAtomicallyAndLeaveNoTemporary) {
                                   "report --db " + db.string() + " -o " + (dir.path() / "taken").string()}) {
     CliRun r = run(args);
     EXPECT_NE(r.exit_code, 0) << args;
-    EXPECT_EQ(lines(r.output), 1) << args << ": " << r.output;
+    EXPECT_EQ(line_count(r.output), 1) << args << ": " << r.output;
     EXPECT_EQ(directory_listing(dir.path()), listing) << args << " left something behind";
   }
   // A report into a directory that does not exist: one line, nothing created.
   CliRun missing = run("report --db " + db.string() + " -o " + (dir.path() / "no" / "r.html").string());
   EXPECT_NE(missing.exit_code, 0);
-  EXPECT_EQ(lines(missing.output), 1) << missing.output;
+  EXPECT_EQ(line_count(missing.output), 1) << missing.output;
   EXPECT_EQ(directory_listing(dir.path()), listing);
 }
 
@@ -183,7 +178,7 @@ TEST(Outputs, AFailingSearchLeavesNoNewDatabase) {
                                   std::string("search")}) {
     CliRun r = run(args + " --db " + db.string());
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
-    EXPECT_EQ(lines(r.output), 1) << args << ": " << r.output;
+    EXPECT_EQ(line_count(r.output), 1) << args << ": " << r.output;
     EXPECT_FALSE(fs::exists(db)) << args << " left a database behind";
     fs::remove(db);
   }
@@ -214,7 +209,7 @@ TEST(Resume, IsExactOrRefused) {
   for (const std::string& args : refused) {
     CliRun r = run(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
-    EXPECT_EQ(lines(r.output), 1) << args << ": " << r.output;
+    EXPECT_EQ(line_count(r.output), 1) << args << ": " << r.output;
     EXPECT_EQ(run_row(db, 1), interrupted) << args;
   }
   // The same name, other content: noticed.
@@ -297,7 +292,7 @@ TEST(Resume, AnAttentionRunRefusesAnotherProblem) {
                                   "search --resume 1 --replay " + t4(kSpaceA) + " --db " + db}) {
     CliRun r = run(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
-    EXPECT_EQ(lines(r.output), 1) << args << ": " << r.output;
+    EXPECT_EQ(line_count(r.output), 1) << args << ": " << r.output;
   }
 }
 
@@ -321,7 +316,7 @@ TEST(Resume, ASecondConcurrentResumeIsRefused) {
   CliRun second = run("search --resume 1 --db " + db);
   first.join();
   EXPECT_EQ(second.exit_code, 2) << second.output;
-  EXPECT_EQ(lines(second.output), 1) << second.output;
+  EXPECT_EQ(line_count(second.output), 1) << second.output;
   EXPECT_EQ(second.output.find("UNIQUE"), std::string::npos) << second.output;
   Store store(db, Store::Mode::read_only);
   auto trials = store.trials(1);
@@ -442,7 +437,7 @@ TEST(Concurrency, ReadOnlyCommandsWorkInAnUnwritableDirectory) {
   const auto without_shm = directory_listing(data);
   CliRun refused = run_unprivileged("runs --db " + crashed);
   EXPECT_NE(refused.exit_code, 0) << refused.output;
-  EXPECT_EQ(lines(refused.output), 1) << refused.output;
+  EXPECT_EQ(line_count(refused.output), 1) << refused.output;
   EXPECT_NE(refused.output.find("-wal"), std::string::npos) << refused.output;
   EXPECT_EQ(directory_listing(data), without_shm);
   chmod(data.c_str(), 0755);

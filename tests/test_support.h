@@ -1,11 +1,14 @@
 #pragma once
-// Helpers shared by the tests: temporary directories and GPU-test skipping.
+// Helpers shared by the tests: temporary directories, whole-file reads and writes, line counts, and GPU-test
+// skipping.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstdlib>
-
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "runtime/cuda_driver.h"
@@ -44,6 +47,20 @@ inline std::string example_binary() {
   }
   return EVOTUNE_EXAMPLE_BINARY;
 }
+
+// A file's bytes, exactly ("" when it cannot be read).
+inline std::string file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Replaces a file's content with `bytes`.
+inline void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// Lines in a program's output: its newlines.
+inline int line_count(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
 // A directory under /tmp removed when the object goes away.
 class TempDir {
