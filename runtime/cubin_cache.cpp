@@ -266,9 +266,10 @@ void CubinCache::warn_write_failure(const std::exception& e) const {
 }
 
 std::optional<std::string> CubinCache::write_problem() const {
+  const fs::path probe = dir_ / fmt::format("write-probe.{}", static_cast<long>(getpid()));
   try {
-    write_atomically(dir_ / fmt::format("write-probe.{}", static_cast<long>(getpid())), "probe");
-    fs::remove(dir_ / fmt::format("write-probe.{}", static_cast<long>(getpid())));
+    write_atomically(probe, "probe");
+    fs::remove(probe);
     return std::nullopt;
   } catch (const std::exception& e) {
     return std::string(e.what());
