@@ -176,8 +176,9 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
   // d=64: 192-row tiles, unless 128-row ones fill the waves of one CTA per SM clearly better (a short
   // problem whose 192-row grid leaves a last wave mostly empty). b3 hq12 s777 d64: 180 CTAs of 192 rows
   // fill 68% of two waves, 252 of 128 rows 95%; its search's winner had 128 rows, 25.3 us against the
-  // 192-row default's 31.8 (evidence/results/h100/hopper/heldout).
-  if (p.d == 64) {
+  // 192-row default's 31.8 (evidence/results/h100/hopper/heldout). Causal d=64 takes one of the two rules
+  // below, which set the whole tile.
+  if (p.d == 64 && !p.causal) {
     auto wave_efficiency = [&](const Config& candidate) {
       const long long ctas = unsplit_ctas(candidate, p), waves = (ctas + limits.sm_count - 1) / limits.sm_count;
       return static_cast<double>(ctas) / static_cast<double>(waves * limits.sm_count);
