@@ -15,6 +15,10 @@
 #   bench        per problem, the problem-aware default and the search's winner, $BENCH_ROUNDS rounds
 #   summary      summary.json: {problem, best_us, tflops, best_config, sdpa_flash_us, sdpa_cudnn_us,
 #                compile_s_median, ...} per problem (scripts/hopper_summary.py)
+#   ncu          Nsight Compute (--set full, one launch each) of evotune's kernel and SDPA cuDNN's on each of
+#                $NCU_PROBLEMS (space-separated; default: the first problem), evotune with each config of
+#                $NCU_CONFIGS (';'-separated; default: the problem-aware default) -> ncu_*.txt (details
+#                page) and ncu_*.csv (raw metrics)
 #   sanitize     compute-sanitizer memcheck, racecheck and synccheck on a small causal GQA shape with tails
 #                ($SANITIZE_PROBLEM overrides it), for $SANITIZE_CONFIG (default: the problem-aware default,
 #                wgmma on the H100)
@@ -83,6 +87,34 @@ for line in open(sys.argv[1]):
       cat "$out/summary.txt" ;;
     sdpa)
       sdpa_step 12 "${problems[@]}" || status=1 ;;
+    ncu)
+      ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+      read -ra ncu_problems <<<"${NCU_PROBLEMS:-${problems[0]}}"
+      IFS=';' read -ra ncu_configs <<<"${NCU_CONFIGS:-default}"
+      n=0
+      for p in "${ncu_problems[@]}"; do
+        n=$((n + 1))
+        c_index=0
+        for c in "${ncu_configs[@]}"; do
+          c_index=$((c_index + 1))
+          args=(bench --problem "$p" --no-baseline --reps 3)
+          [[ $c == default ]] || args+=(--config "$c")
+          name="ncu_p${n}_evotune${c_index}"
+          { echo "\$ ncu --set full -k regex:attention_fwd --launch-skip 3 --launch-count 1 evotune ${args[*]}"
+            timeout 240 "$ncu" --set full -k regex:attention_fwd --launch-skip 3 --launch-count 1 \
+              --export "$out/$name" "$evotune" "${args[@]}"; echo "exit code $?"; } >"$out/$name.log" 2>&1
+          "$ncu" --import "$out/$name.ncu-rep" --page details >"$out/$name.txt" 2>&1
+          "$ncu" --import "$out/$name.ncu-rep" --page raw --csv >"$out/$name.csv" 2>&1
+          echo "$name: $p | $c: $(grep -E 'exit code' "$out/$name.log")"
+        done
+        name="ncu_p${n}_cudnn"
+        { echo "\$ ncu --set full -k regex:sdpa --launch-skip 2 --launch-count 1 sdpa_run.py $p --backend cudnn"
+          timeout 240 "$ncu" --set full -k regex:sdpa --launch-skip 2 --launch-count 1 --export "$out/$name" \
+            "$python" scripts/sdpa_run.py "$p" --backend cudnn; echo "exit code $?"; } >"$out/$name.log" 2>&1
+        "$ncu" --import "$out/$name.ncu-rep" --page details >"$out/$name.txt" 2>&1
+        "$ncu" --import "$out/$name.ncu-rep" --page raw --csv >"$out/$name.csv" 2>&1
+        echo "$name: $p: $(grep -E 'exit code' "$out/$name.log")"
+      done ;;
     sanitize)
       # The problem-aware default (on the H100: wgmma, 64-row tiles for this small grid) unless
       # $SANITIZE_CONFIG names one.
