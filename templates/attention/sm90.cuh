@@ -100,6 +100,14 @@ __device__ __forceinline__ unsigned long long smem_descriptor(const void* smem, 
   return ((address & 0x3FFFF) >> 4) | (static_cast<unsigned long long>((leading >> 4) & 0x3FFF) << 16) |
          (static_cast<unsigned long long>((stride >> 4) & 0x3FFF) << 32) | (1ull << 62);
 }
+// The descriptor of the matrix `bytes` further on in shared memory: the start address is the low 14 bits,
+// in 16-byte units, and a shared address (below 256 KiB) plus an offset inside shared memory never carries
+// out of them, so moving a descriptor is one add. The mainloop builds one descriptor per slot and moves it
+// by compile-time offsets: built from the address for every wgmma, each took five uniform-datapath
+// instructions, ~60 per block and warp (ncu, probe/call13).
+__device__ __forceinline__ unsigned long long descriptor_plus(unsigned long long descriptor, unsigned bytes) {
+  return descriptor + (bytes >> 4);
+}
 // Orders this warpgroup's register and shared-memory accesses before the wgmma that follow.
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
