@@ -238,26 +238,7 @@ struct WgmmaMainloop {
     row_sum[0] = row_sum[1] = 0.0f;
   }
 
-  // Causal: a block whose keys this warpgroup's rows see only in the first half (its last row's last visible
-  // key is there; the rows above see fewer) is computed over that half: Q.K^T with an N = kBlockN/2 wgmma,
-  // the softmax over those columns, P.V over those keys. On a diagonal block of 128x128 tiles that halves
-  // warpgroup 0's work; with kBlockN = 64 it is warpgroup 0's whole block of keys past its rows, which it
-  // would otherwise multiply only to mask. Needs kBlockN/2 to be a wgmma N and whole 16-key P.V steps.
-  static constexpr bool kHalfBlocks = Cfg::kCausal && kBlockN % 32 == 0;
-  template <class AnyTile>
-  __device__ __forceinline__ bool half_block(const AnyTile& w, const AttentionParams& p, int block) const {
-    if constexpr (!kHalfBlocks) {
-      return false;
-    } else {
-      // Rows past the tile's end (padding) only widen the bound: they are computed, never stored.
-      const int visible_end = min(p.skv, w.query(consumer * 64 + 63) + w.diagonal + 1);
-      return visible_end - block * kBlockN <= kBlockN / 2;
-    }
-  }
-
-  // S = Q.K^T for the block in K slot `stage`: D/16 wgmma k-steps over the warpgroup's 64 Q rows, for the
-  // block's first kKeys keys (s's first kKeys / 8 column tiles).
-  template <int kKeys = kBlockN>
+  // S = Q.K^T for the block in K slot `stage`: D/16 wgmma k-steps over the warpgroup's 64 Q rows.
   __device__ __forceinline__ void issue_scores(float (&s)[kNTiles][4], int stage, int buffer) const {
     const unsigned long long a0 = sm90::smem_descriptor(q_tile(buffer) + consumer * 64 * 64, 0, 1024);
     const unsigned long long b0 = sm90::smem_descriptor(k + stage * kBlockN * D, 0, 1024);
@@ -267,37 +248,22 @@ struct WgmmaMainloop {
       const int column_block = kk / 4, offset = (kk % 4) * 16;  // 16 elements = 32 bytes of a 128-byte row
       const unsigned long long a = sm90::descriptor_plus(a0, (column_block * kBlockM * 64 + offset) * sizeof(T));
       const unsigned long long b = sm90::descriptor_plus(b0, (column_block * kBlockN * 64 + offset) * sizeof(T));
-      Wgmma<kKeys>::template ss<T>(reinterpret_cast<float(&)[kKeys / 2]>(s), a, b, kk > 0 ? 1 : 0);
+      Wgmma<kBlockN>::template ss<T>(reinterpret_cast<float(&)[kBlockN / 2]>(s), a, b, kk > 0 ? 1 : 0);
     }
     sm90::wgmma_commit();
   }
-  __device__ __forceinline__ void issue_scores(float (&s)[kNTiles][4], int stage, int buffer, bool half) const {
-    if (kHalfBlocks && half) {
-      issue_scores<kHalfBlocks ? kBlockN / 2 : kBlockN>(s, stage, buffer);
-    } else {
-      issue_scores<kBlockN>(s, stage, buffer);
-    }
-  }
 
-  // O += P.V for the block in V slot `stage`: k-steps of 16 keys over its first kKeys; V is MN-major (d
-  // contiguous), its 64-column blocks kBlockN x 128 bytes apart.
-  template <int kKeys = kBlockN>
+  // O += P.V for the block in V slot `stage`: kBlockN/16 k-steps of 16 keys; V is MN-major (d contiguous),
+  // its 64-column blocks kBlockN x 128 bytes apart.
   __device__ __forceinline__ void issue_pv(const unsigned (&pa)[kKeySteps][4], int stage) {
     const unsigned long long b0 = sm90::smem_descriptor(v + stage * kBlockN * D, kBlockN * 128, 1024);
     sm90::wgmma_fence();
 #pragma unroll
-    for (int kc = 0; kc < kKeys / 16; ++kc) {
+    for (int kc = 0; kc < kKeySteps; ++kc) {
       const unsigned long long b = sm90::descriptor_plus(b0, kc * 16 * 64 * sizeof(T));
       Wgmma<D>::template rs<T>(reinterpret_cast<float(&)[D / 2]>(o), pa[kc], b, 1);
     }
     sm90::wgmma_commit();
-  }
-  __device__ __forceinline__ void issue_pv(const unsigned (&pa)[kKeySteps][4], int stage, bool half) {
-    if (kHalfBlocks && half) {
-      issue_pv<kHalfBlocks ? kBlockN / 2 : kBlockN>(pa, stage);
-    } else {
-      issue_pv<kBlockN>(pa, stage);
-    }
   }
 
   __device__ __forceinline__ void release(unsigned long long* empty, int stage) const {
@@ -316,31 +282,24 @@ struct WgmmaMainloop {
     }
   }
 
-  // The softmax of the block's first kKeys columns.
-  template <bool kMasked, int kKeys = kBlockN>
+  template <bool kMasked>
   __device__ __forceinline__ void softmax(float (&s)[kNTiles][4], float (&correction)[2], int block,
                                           const Tile& w, const AttentionParams& p) {
-    online_softmax<kMasked, Cfg::kCausal>(reinterpret_cast<float(&)[kKeys / 8][4]>(s), row_max, row_sum, correction,
-                                          p.softmax_scale * kLog2e, w, local_row, block * kBlockN, p.skv, lane);
+    online_softmax<kMasked, Cfg::kCausal>(s, row_max, row_sum, correction, p.softmax_scale * kLog2e, w,
+                                          local_row, block * kBlockN, p.skv, lane);
   }
   __device__ __forceinline__ void softmax_any(float (&s)[kNTiles][4], float (&correction)[2], int block,
-                                              int unmasked, bool half, const Tile& w, const AttentionParams& p) {
-    // Masking is compiled into the later paths only: blocks that need it are a suffix of the range, and a
-    // half block (half_block) always does.
+                                              int unmasked, const Tile& w, const AttentionParams& p) {
+    // Masking is compiled into the second path only: blocks that need it are a suffix of the range.
     if (block < unmasked) {
       softmax<false>(s, correction, block, w, p);
-    } else if (kHalfBlocks && half) {
-      softmax<true, kHalfBlocks ? kBlockN / 2 : kBlockN>(s, correction, block, w, p);
     } else {
       softmax<true>(s, correction, block, w, p);
     }
   }
-  // P as wgmma's A operand, of the first half of the block's keys only when `half`: its P.V reads no more.
-  __device__ __forceinline__ static void to_a(unsigned (&pa)[kKeySteps][4], const float (&s)[kNTiles][4], bool half) {
+  __device__ __forceinline__ static void to_a(unsigned (&pa)[kKeySteps][4], const float (&s)[kNTiles][4]) {
 #pragma unroll
-    for (int kc = 0; kc < kKeySteps; ++kc) {
-      if (!(kHalfBlocks && half && kc >= kKeySteps / 2)) probabilities_as_a<T>(pa[kc], s, kc);
-    }
+    for (int kc = 0; kc < kKeySteps; ++kc) probabilities_as_a<T>(pa[kc], s, kc);
   }
 
   // Q has landed in buffer `buffer` (q_full); `ring` as in produce().
@@ -357,42 +316,39 @@ struct WgmmaMainloop {
     float correction[2];
     if constexpr (Cfg::kOverlap) {
       // Prologue: block 0's scores and softmax.
-      bool half = w.begin >= unmasked && half_block(w, p, w.begin);  // block j's, then block j-1's
       sm90::mbarrier_wait(&k_full[ring % kStages], (ring / kStages) & 1);
       turn_begin();
-      issue_scores(s, ring % kStages, buffer, half);
+      issue_scores(s, ring % kStages, buffer);
       turn_end(false);
       sm90::wgmma_wait<0>();
       sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
       release(k_empty, ring % kStages);
-      softmax_any(s, correction, w.begin, unmasked, half, w, p);
-      to_a(pa, s, half);
+      softmax_any(s, correction, w.begin, unmasked, w, p);
+      to_a(pa, s);
       for (int j = 1; j < n_blocks; ++j) {
         const int stage = (ring + j) % kStages, previous = (ring + j - 1) % kStages;
-        const bool previous_half = half;
-        half = w.begin + j >= unmasked && half_block(w, p, w.begin + j);
         sm90::mbarrier_wait(&k_full[stage], ((ring + j) / kStages) & 1);
         turn_begin();
-        issue_scores(s, stage, buffer, half);  // S(j), while P(j-1) is still held in pa
+        issue_scores(s, stage, buffer);  // S(j), while P(j-1) is still held in pa
         rescale_output(o, correction);
         sm90::mbarrier_wait(&v_full[previous], ((ring + j - 1) / kStages) & 1);
-        issue_pv(pa, previous, previous_half);
+        issue_pv(pa, previous);
         turn_end(false);
         sm90::wgmma_wait<1>();  // S(j) is done; P(j-1).V(j-1) may still run
         sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
         release(k_empty, stage);
-        softmax_any(s, correction, w.begin + j, unmasked, half, w, p);
+        softmax_any(s, correction, w.begin + j, unmasked, w, p);
         sm90::wgmma_wait<0>();
         sm90::hold_registers(reinterpret_cast<float(&)[D / 2]>(o));
         sm90::hold_registers(reinterpret_cast<unsigned(&)[kKeySteps * 4]>(pa));
         release(v_empty, previous);
-        to_a(pa, s, half);
+        to_a(pa, s);
       }
       const int last = (ring + n_blocks - 1) % kStages;
       rescale_output(o, correction);
       sm90::mbarrier_wait(&v_full[last], ((ring + n_blocks - 1) / kStages) & 1);
       turn_begin();
-      issue_pv(pa, last, half);
+      issue_pv(pa, last);
       turn_end(true);
       sm90::wgmma_wait<0>();
       sm90::hold_registers(reinterpret_cast<float(&)[D / 2]>(o));
@@ -402,20 +358,19 @@ struct WgmmaMainloop {
       for (int j = 0; j < n_blocks; ++j) {
         const int stage = (ring + j) % kStages;
         const unsigned parity = ((ring + j) / kStages) & 1;
-        const bool half = w.begin + j >= unmasked && half_block(w, p, w.begin + j);
         sm90::mbarrier_wait(&k_full[stage], parity);
         turn_begin();
-        issue_scores(s, stage, buffer, half);
+        issue_scores(s, stage, buffer);
         turn_end(false);
         sm90::wgmma_wait<0>();
         sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
         release(k_empty, stage);
-        softmax_any(s, correction, w.begin + j, unmasked, half, w, p);
+        softmax_any(s, correction, w.begin + j, unmasked, w, p);
         rescale_output(o, correction);
-        to_a(pa, s, half);
+        to_a(pa, s);
         sm90::mbarrier_wait(&v_full[stage], parity);
         turn_begin();
-        issue_pv(pa, stage, half);
+        issue_pv(pa, stage);
         turn_end(j == n_blocks - 1);
         sm90::wgmma_wait<0>();
         sm90::hold_registers(reinterpret_cast<float(&)[D / 2]>(o));
