@@ -223,6 +223,7 @@ CompileResult CompileProcessPool::exchange(Slot& slot, const CompileRequest& req
   for (const auto& [name, usage] : header.at("resources").items()) result.resources[name] = resource_usage_from_json(usage);
   result.log = header.at("log");
   result.compile_seconds = header.at("compile_seconds");
+  read_log_warnings(result);
   return result;
 }
 

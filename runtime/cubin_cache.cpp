@@ -161,6 +161,7 @@ std::optional<CompileResult> CubinCache::load(const std::string& key) const {
     }
     result.log = header.at("log");
     result.compile_seconds = header.at("compile_seconds");
+    read_log_warnings(result);
     result.from_cache = true;
     return result;
   } catch (const std::exception&) {

@@ -135,12 +135,19 @@ std::map<std::string, ResourceUsage> parse_ptxas_report(const std::string& log) 
   // Non-entry (noinline) functions get a "Function properties" block too; only entries are kept.
   // Plain string scanning, not <regex>: the same answers, and this file compiles in half the time (44 s
   // -> 21 s with the sanitizers at -O1 on the 2-core CI machine).
+  // ptxas also warns, before compiling it, when it serializes a function's wgmma:
+  //   ptxas info    : (C7511) Potential Performance Loss: wgmma.mma_async instructions are serialized due
+  //                   to insufficient register resources for the wgmma pipeline in the function '_Z...'
   std::map<std::string, ResourceUsage> report;
   std::string entry;       // the entry function being compiled
   std::string properties;  // the function the last "Function properties" line named
   std::stringstream lines(log);
   for (std::string line; std::getline(lines, line);) {
-    if (std::optional<std::string> name = text_after(line, "Compiling entry function '", "'")) {
+    if (line.find("wgmma.mma_async instructions are serialized") != std::string::npos) {
+      if (std::optional<std::string> name = text_after(line, "in the function '", "'")) {
+        report[*name].wgmma_serialized = true;
+      }
+    } else if (std::optional<std::string> name = text_after(line, "Compiling entry function '", "'")) {
       entry = *name;
       report[entry];
     } else if (std::optional<std::string> function = text_after(line, "Function properties for ", " \t\r")) {
@@ -290,6 +297,12 @@ nlohmann::json to_json(const ResourceUsage& u) {
           {"stack_frame_bytes", u.stack_frame_bytes},
           {"spill_store_bytes", u.spill_store_bytes},
           {"spill_load_bytes", u.spill_load_bytes}};
+}
+
+void read_log_warnings(CompileResult& result) {
+  for (const auto& [name, usage] : parse_ptxas_report(result.log)) {
+    if (usage.wgmma_serialized) result.resources[name].wgmma_serialized = true;
+  }
 }
 
 ResourceUsage resource_usage_from_json(const nlohmann::json& j) {

@@ -41,6 +41,10 @@ struct ResourceUsage {
   int stack_frame_bytes = 0;
   int spill_store_bytes = 0;
   int spill_load_bytes = 0;
+  // ptxas serialized the function's wgmma.mma_async ("Potential Performance Loss: wgmma.mma_async
+  // instructions are serialized due to ..."): each waits for the one before it, which costs a Hopper
+  // attention kernel 10-50% (probe/call14), and nothing else in the report shows it.
+  bool wgmma_serialized = false;
   bool operator==(const ResourceUsage&) const = default;
 };
 
@@ -139,5 +143,9 @@ class NvrtcCompiler : public Compiler {
 
 nlohmann::json to_json(const ResourceUsage& usage);
 ResourceUsage resource_usage_from_json(const nlohmann::json& j);
+// Sets what the ptxas log alone tells (wgmma_serialized) on a result whose resources came from JSON (a cache
+// entry, a compile process's reply): the log is the record, so entries cached before a warning was read
+// answer the same as a fresh compile.
+void read_log_warnings(CompileResult& result);
 
 }  // namespace evotune::runtime

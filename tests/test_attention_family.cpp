@@ -114,6 +114,7 @@ TEST(AttentionValidity, FollowsTheRules) {
   EXPECT_NE(invalid_reason(parse_config("mma=scalar,block_m=64,warps=4,q_frags=regs"), p, h100), std::nullopt);
   // Spills reject a compiled kernel.
   EXPECT_NE(rejected_resources({.registers = 255, .spill_store_bytes = 8, .spill_load_bytes = 8}), std::nullopt);
+  EXPECT_NE(rejected_resources({.registers = 168, .wgmma_serialized = true}), std::nullopt);
   EXPECT_EQ(rejected_resources({.registers = 128}), std::nullopt);
 }
 
@@ -676,9 +677,9 @@ TEST(AttentionWgmma, TheSearchSpaceReachesWgmmaConfigs) {
   EXPECT_TRUE(std::any_of(from_mma.begin(), from_mma.end(), [](const Config& c) { return c.at("mma") == kWgmma; }));
 }
 
-// The default space's wgmma configs compile for sm_90a without spills: a seeded sample of them, for
-// both head dims, both element types, causal or not, GQA packed or not (the rule that leaves out certain
-// spills, excluded_by_default, must let none through).
+// The default space's wgmma configs compile for sm_90a without spills and without wgmma serialized by ptxas
+// (rejected_resources): a seeded sample of them, for both head dims, both element types, causal or not, GQA
+// packed or not (the rule that leaves out certain spills, excluded_by_default, must let none through).
 TEST(AttentionWgmma, ASampleOfTheDefaultSpaceCompilesWithoutSpills) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   std::vector<runtime::CompileRequest> requests;

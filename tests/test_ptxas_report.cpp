@@ -33,4 +33,28 @@ TEST(PtxasReport, ParsesEntriesAndIgnoresNonEntryFunctions) {
   EXPECT_EQ(bar.spill_store_bytes, 0);
 }
 
+// ptxas names the function whose wgmma it serialized before compiling it; the kernel is then 10-50% slower
+// (probe/call14) with nothing else in the report to show it.
+TEST(PtxasReport, ReadsSerializedWgmma) {
+  const std::string log =
+      "ptxas info    : (C7511) Potential Performance Loss: wgmma.mma_async instructions are serialized due to "
+      "insufficient register resources for the wgmma pipeline in the function '_Z4wgmmv'\n"
+      "ptxas info    : Compiling entry function '_Z4wgmmv' for 'sm_90a'\n"
+      "ptxas info    : Function properties for _Z4wgmmv\n"
+      "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 168 registers, used 16 barriers\n"
+      "ptxas info    : Compiling entry function '_Z5otherv' for 'sm_90a'\n"
+      "ptxas info    : Used 8 registers\n";
+  const auto report = parse_ptxas_report(log);
+  EXPECT_TRUE(report.at("_Z4wgmmv").wgmma_serialized);
+  EXPECT_EQ(report.at("_Z4wgmmv").registers, 168);
+  EXPECT_FALSE(report.at("_Z5otherv").wgmma_serialized);
+  // A result whose resources came from JSON without the flag (a cache entry) reads it from its log.
+  evotune::runtime::CompileResult cached;
+  cached.log = log;
+  cached.resources["_Z4wgmmv"].registers = 168;
+  evotune::runtime::read_log_warnings(cached);
+  EXPECT_TRUE(cached.resources.at("_Z4wgmmv").wgmma_serialized);
+}
+
 TEST(PtxasReport, EmptyLogGivesNothing) { EXPECT_TRUE(parse_ptxas_report("").empty()); }

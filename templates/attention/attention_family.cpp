@@ -635,6 +635,9 @@ std::optional<std::string> rejected_resources(const runtime::ResourceUsage& u) {
     return fmt::format("register spills ({} bytes stored, {} loaded; {} registers)", u.spill_store_bytes,
                        u.spill_load_bytes, u.registers);
   }
+  if (u.wgmma_serialized) {
+    return fmt::format("ptxas serialized the wgmma ({} registers): each waits for the one before it", u.registers);
+  }
   return std::nullopt;
 }
 
