@@ -74,7 +74,7 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
             "mma=scalar,block_m=64,block_n=128,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8,"
             "q_frags=smem,"
             "min_ctas=1,overlap=off,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off,pingpong=off,"
-            "producer_regs=none,scheduler=grid,q_buffers=1");
+            "producer_regs=none,scheduler=grid,q_buffers=1,o_store=threads");
   EXPECT_EQ(parse_config(format(c)), c);
   EXPECT_EQ(Config::from_key(c.key()), c);
   EXPECT_THROW(Config::from_key("block_m=big"), UsageError);
@@ -606,6 +606,32 @@ TEST(AttentionWgmma, StreamKLaunchesEverySmWithTwoSlotsPerCta) {
 // min_ctas with wgmma: the CTAs an SM holds. The persistent schedulers launch that many per SM, the
 // consumers' setmaxnreg count comes from one CTA's share of the register file, and the rules refuse what
 // does not fit the SM (shared memory, threads) or a wgmma wider than the launch's register count.
+// o_store=tma: an output tile of block_m x d in shared memory, whole tiles only (not stream_k's pieces), and
+// with packed GQA a warpgroup's 64 rows must be whole groups (one TMA box).
+TEST(AttentionWgmma, TmaStoreTakesAnOutputTileOfWholeRows) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  const Problem p = Problem::parse("b=2,hq=16,hkv=4,sq=1000,d=64,causal=1,dtype=fp16");
+  const Config threads = parse_config("mma=wgmma,block_m=128,warps=12,block_n=128,stages=2,overlap=on,scheduler=dynamic");
+  Config tma = threads;
+  tma.set("o_store", 1);
+  EXPECT_EQ(shared_bytes(tma, p) - shared_bytes(threads, p), 128 * 64 * 2);
+  EXPECT_EQ(invalid_reason(tma, p, h100), std::nullopt);
+  Config stream_k = tma;
+  stream_k.set("scheduler", kStreamKScheduler);
+  EXPECT_NE(invalid_reason(stream_k, p, h100), std::nullopt);
+  Config packed = tma;
+  packed.set("pack_gqa", 1);
+  EXPECT_EQ(invalid_reason(packed, p, h100), std::nullopt);  // groups of 4 fill 64 rows
+  EXPECT_NE(invalid_reason(packed, Problem::parse("b=2,hq=12,hkv=4,sq=1000,d=64,causal=1,dtype=fp16"), h100),
+            std::nullopt);  // groups of 3 do not
+  // The largest d=128 tiles no longer fit beside it: 128 rows, two Q buffers, 160-key blocks.
+  const Problem d128 = Problem::parse("b=4,hq=16,sq=4096,d=128,causal=0,dtype=fp16");
+  Config big = parse_config("mma=wgmma,block_m=128,warps=12,block_n=160,stages=2,overlap=on,scheduler=dynamic,q_buffers=2");
+  EXPECT_EQ(invalid_reason(big, d128, h100), std::nullopt);
+  big.set("o_store", 1);
+  EXPECT_NE(invalid_reason(big, d128, h100), std::nullopt);
+}
+
 TEST(AttentionWgmma, MinCtasSharesTheSmAndItsRegisters) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   const Problem p = Problem::parse("b=16,hq=16,sq=1024,d=64,causal=1");

@@ -486,6 +486,20 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        two + "block_n=64,stages=2,overlap=off,pingpong=on,producer_regs=24,min_ctas=2,scheduler=dynamic,q_buffers=2"},
       {"b=4,hq=16,hkv=4,sq=515,skv=2049,d=128,causal=1,dtype=fp16",
        "mma=wgmma,block_m=64,warps=8,block_n=128,stages=3,overlap=on,splits=3,scheduler=dynamic,q_buffers=2"},
+      // o_store=tma: rows out of an output tile by TMA store, the Q buffer released after the last Q.K^T: the
+      // grid with causal GQA tails at two CTAs per SM; dynamic with two Q buffers, d=64 and d=128 (two column
+      // blocks per store), tails; persistent with packed GQA (a box of 16 queries x 4 heads) and one Q buffer;
+      // a split whose chunks leave through the workspace, not the output tile
+      {"b=2,hq=8,hkv=2,sq=555,skv=555,d=64,causal=1,dtype=fp16",
+       two + "block_n=64,stages=2,overlap=off,pingpong=on,producer_regs=24,min_ctas=2,o_store=tma"},
+      {"b=4,hq=16,sq=1000,skv=1000,d=64,causal=1,dtype=bf16",
+       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,scheduler=dynamic,q_buffers=2,o_store=tma"},
+      {"b=2,hq=16,hkv=4,sq=1111,skv=1111,d=128,causal=1,dtype=fp16",
+       two + "block_n=128,stages=2,overlap=on,pingpong=off,producer_regs=32,scheduler=dynamic,q_buffers=2,o_store=tma"},
+      {"b=8,hq=32,hkv=8,sq=77,skv=901,d=64,causal=1,dtype=bf16",
+       two + "block_n=96,stages=2,overlap=on,pack_gqa=on,producer_regs=24,scheduler=persistent,o_store=tma"},
+      {"b=4,hq=16,hkv=4,sq=515,skv=2049,d=128,causal=1,dtype=fp16",
+       "mma=wgmma,block_m=64,warps=8,block_n=128,stages=3,overlap=on,splits=3,scheduler=dynamic,o_store=tma"},
   };
   expect_cases_match_reference(f, cases, 31);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's
@@ -495,8 +509,9 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
   AttentionLauncherOptions options;
   options.cache_dir = f.cache_dir.path();
   // scheduler=dynamic: the launcher's workspace holds the tile counter, which every launch leaves at zero;
-  // stream_k: its partial slots and per-tail-tile counters, which the merging CTAs leave at zero.
-  for (const char* scheduler : {"dynamic", "stream_k"}) {
+  // stream_k: its partial slots and per-tail-tile counters, which the merging CTAs leave at zero; o_store=tma:
+  // the launcher encodes O's descriptor too.
+  for (const char* scheduler : {"dynamic", "stream_k", "dynamic,o_store=tma"}) {
     const AttentionLauncher launcher(
         two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,scheduler=" + scheduler, p.d, p.causal,
         p.dtype == attention::DType::bf16, options);

@@ -16,7 +16,7 @@ namespace {
 constexpr const char* kCpAsyncTunables[] = {"barrier", "smem_layout", "vec_bytes", "q_frags", "qk_split",
                                             "kv_warps"};
 // Tunables of mma=wgmma that the cp.async mainloops do not have.
-constexpr const char* kWgmmaTunables[] = {"pingpong", "producer_regs", "scheduler", "q_buffers"};
+constexpr const char* kWgmmaTunables[] = {"pingpong", "producer_regs", "scheduler", "q_buffers", "o_store"};
 }  // namespace
 
 const std::vector<Parameter>& parameters() {
@@ -103,6 +103,12 @@ const std::vector<Parameter>& parameters() {
        "wgmma, scheduler=persistent or dynamic: Q tiles in shared memory. With one, the next tile's Q loads "
        "only once every consumer has stored this tile's rows (the epilogue leaves through the Q buffer); with "
        "two, it loads while this tile computes"},
+      {"o_store",
+       {0, 1},
+       {"threads", "tma"},
+       "wgmma: how the output rows leave: through the Q buffer in 16-byte stores by every consumer thread "
+       "(threads), or through an output tile of their own (block_m x d more shared memory) by one TMA store per "
+       "consumer warpgroup that completes under the next tile, the Q buffer freed after the last Q.K^T (tma)"},
   };
   return params;
 }
@@ -130,7 +136,8 @@ Config default_config() {
                  {"pingpong", 0},
                  {"producer_regs", 0},
                  {"scheduler", kGridScheduler},
-                 {"q_buffers", 1}});
+                 {"q_buffers", 1},
+                 {"o_store", 0}});
 }
 
 namespace {
@@ -352,7 +359,8 @@ int threads(const Config& c) { return c.at("warps") * 32; }
 
 int shared_bytes(const Config& c, const Problem& p) {
   if (c.at("mma") == kWgmma) {
-    return evotune_wgmma::shared_bytes(c.at("block_m"), c.at("block_n"), c.at("stages"), p.d, c.at("q_buffers"));
+    return evotune_wgmma::shared_bytes(c.at("block_m"), c.at("block_n"), c.at("stages"), p.d, c.at("q_buffers"),
+                                       c.at("o_store"));
   }
   // Must match attention.cuh: Q tile + stages x (K tile + V tile), rows of d (+8 when padded) 2-byte
   // elements, plus the scalar mainloop's fp32 probability rows.
@@ -433,6 +441,14 @@ std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& 
   }
   if (c.at("splits") != 1 && c.at("combine") != kCombineKernel) {
     return "mma=wgmma merges split-KV chunks with the combine kernel (combine=kernel)";
+  }
+  if (c.at("o_store") == 1 && c.at("scheduler") == kStreamKScheduler) {
+    return "o_store=tma stores whole tiles; scheduler=stream_k's pieces leave from registers (o_store=threads)";
+  }
+  if (c.at("o_store") == 1 && c.at("pack_gqa") == 1 && 64 % p.group() != 0) {
+    return fmt::format("o_store=tma with pack_gqa stores a warpgroup's 64 rows as one TMA box: whole groups of {} "
+                       "heads do not fill it",
+                       p.group());
   }
   if (c.at("q_buffers") == 2 && c.at("scheduler") != kPersistentScheduler && c.at("scheduler") != kDynamicScheduler) {
     return "q_buffers=2 loads the next tile's Q early: scheduler=persistent or dynamic (grid: one tile per CTA; "
@@ -610,8 +626,9 @@ std::optional<std::string> excluded_by_default(const Config& c, const Problem& p
     constexpr int kWgmmaLeastOverhead = 32;
     // A persistent scheduler's tile walk over split chunks holds more beside them: at the boundary (d=64,
     // 192 rows, 128-key blocks, overlap: 128 live of 160) the grid and persistent kernels, split or not,
-    // compiled without spills, persistent with splits=8 spilled 52 bytes.
-    const int walk = c.at("scheduler") != kGridScheduler && c.at("splits") != 1 ? 8 : 0;
+    // compiled without spills, persistent with splits=8 spilled 52 bytes; and at 128 live of 168 (d=64,
+    // 192-key blocks without overlap or register reallocation) dynamic with splits=4 spilled 4 bytes.
+    const int walk = c.at("scheduler") != kGridScheduler && c.at("splits") != 1 ? 12 : 0;
     const int live = wgmma_live_registers(c, p), budget = wgmma_consumer_registers(c);
     if (live + kWgmmaLeastOverhead + walk > budget) {
       return fmt::format("certain to spill: {} registers per consumer thread must be live at once (+{} at least "
@@ -818,6 +835,7 @@ void KernelArguments::bind(const AttentionParams& params) {
   // The descriptors depend on the tensors' addresses and sizes only: a launch on the same Q, K and V (a
   // benchmark's repetitions, a model's layer called again on the same buffers) keeps them.
   const bool same_tensors = encoded_ && previous.q == params.q && previous.k == params.k && previous.v == params.v &&
+                            previous.o == params.o &&
                             previous.b == params.b && previous.hq == params.hq && previous.hkv == params.hkv &&
                             previous.sq == params.sq && previous.skv == params.skv;
   if (same_tensors) return;
@@ -829,16 +847,21 @@ void KernelArguments::bind(const AttentionParams& params) {
   const cuuint64_t d = static_cast<cuuint64_t>(p.d), row = d * 2;  // bytes per row
   const cuuint64_t sq = static_cast<cuuint64_t>(p.sq), skv = static_cast<cuuint64_t>(p.skv);
   const cuuint32_t block_m = static_cast<cuuint32_t>(config_.at("block_m"));
+  // Q, and with o_store=tma O (the same layout; a box of one consumer warpgroup's 64 rows).
+  const bool o_tma = config_.at("o_store") == 1;
   if (config_.at("pack_gqa") == 1) {
     // {d, head in group, query, batch x KV head}: a box of {64, group, block_m / group} is block_m packed
     // rows in packed order (query-major, head-minor), split_kv.h's.
     const cuuint64_t group = static_cast<cuuint64_t>(p.group());
-    encode_tensor_map(block_.q, p, params.q, {d, group, sq, static_cast<cuuint64_t>(p.b) * p.hkv},
-                      {sq * row, row, group * sq * row},
-                      {64, static_cast<cuuint32_t>(group), block_m / static_cast<cuuint32_t>(group), 1}, "Q");
+    const std::vector<cuuint64_t> dims{d, group, sq, static_cast<cuuint64_t>(p.b) * p.hkv};
+    const std::vector<cuuint64_t> strides{sq * row, row, group * sq * row};
+    const cuuint32_t g = static_cast<cuuint32_t>(group);
+    encode_tensor_map(block_.q, p, params.q, dims, strides, {64, g, block_m / g, 1}, "Q");
+    if (o_tma) encode_tensor_map(block_.o, p, params.o, dims, strides, {64, g, 64 / g, 1}, "O");
   } else {
-    encode_tensor_map(block_.q, p, params.q, {d, 1, sq, static_cast<cuuint64_t>(p.b) * p.hq}, {row, row, sq * row},
-                      {64, 1, block_m, 1}, "Q");
+    const std::vector<cuuint64_t> dims{d, 1, sq, static_cast<cuuint64_t>(p.b) * p.hq};
+    encode_tensor_map(block_.q, p, params.q, dims, {row, row, sq * row}, {64, 1, block_m, 1}, "Q");
+    if (o_tma) encode_tensor_map(block_.o, p, params.o, dims, {row, row, sq * row}, {64, 1, 64, 1}, "O");
   }
   const cuuint32_t block_n = static_cast<cuuint32_t>(config_.at("block_n"));
   const cuuint64_t kv_heads = static_cast<cuuint64_t>(p.b) * p.hkv;

@@ -114,7 +114,7 @@ void bind_workspace(AttentionParams& params, const LaunchPlan& plan, int head_di
 long long unsplit_ctas(const Config& config, const Problem& problem);
 
 // The argument block of one call of a config's attention kernel: AttentionParams, preceded for mma=wgmma by
-// the TMA descriptors of Q, K and V, encoded here (cuTensorMapEncodeTiled, through the run-time driver
+// the TMA descriptors of Q, K, V (and O for o_store=tma), encoded here (cuTensorMapEncodeTiled, through the run-time driver
 // loader) from the pointers and sizes in `params`. The harness (AttentionKernel) and the launcher library
 // both launch through it, so they cannot build different arguments. Needs the driver for wgmma; pointers
 // must be 16-byte aligned there (TMA's rule), or the constructor throws CudaError.

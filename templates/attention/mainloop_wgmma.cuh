@@ -64,6 +64,10 @@ struct WgmmaConfig {
   // Q tiles in shared memory: with two (persistent schedulers) tile n's Q loads into buffer n % 2 while
   // tile n - 1 still computes from, and leaves through, the other.
   static constexpr int kQBuffers = Tunables::q_buffers;
+  // o_store=tma: the rows leave through an output tile of their own by TMA store (one per consumer
+  // warpgroup's 64 rows, issued by one thread, completing while the next tile runs), so the Q buffer is free
+  // once the tile's last Q.K^T is done. threads: through the Q buffer, in 16-byte stores by every thread.
+  static constexpr bool kTmaStore = Tunables::o_store == 1;
   using Tile = WorkTile<kPack, kSplits>;
   using Tiles = LinearTiles<kBlockM, kBlockN, kCausal, kPack, kSplits>;
 
@@ -78,17 +82,22 @@ struct WgmmaConfig {
   static_assert(kQBuffers == 1 || (kQBuffers == 2 && (kScheduler == kPersistentScheduler ||
                                                       kScheduler == kDynamicScheduler)),
                 "a second Q buffer is for the persistent and dynamic schedulers");
+  static_assert(!kTmaStore || kScheduler != kStreamKScheduler, "stream_k's pieces leave from registers");
 
-  // Shared memory (wgmma_resources.h, which the host's rules read too): the Q buffers, the K slots, the V
-  // slots, the mbarriers, the scheduler words.
+  // Shared memory (wgmma_resources.h, which the host's rules read too): the Q buffers, the output tile
+  // (o_store=tma), the K slots, the V slots, the mbarriers, the scheduler words.
   static constexpr int kColumnBlocks = D / 64;
   static constexpr int kQBytes = evotune_wgmma::q_bytes(kBlockM, D);
   static constexpr int kKvBytes = evotune_wgmma::kv_bytes(kBlockN, D);
-  static constexpr int kKOffset = kQBuffers * kQBytes;
+  static constexpr int kOTiles = kTmaStore ? 1 : 0;
+  static constexpr int kOOffset = kQBuffers * kQBytes;
+  static constexpr int kKOffset = (kQBuffers + kOTiles) * kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKvBytes;
-  static constexpr int kBarrierOffset = evotune_wgmma::barrier_offset(kBlockM, kBlockN, kStages, D, kQBuffers);
-  static constexpr int kTileSlotOffset = evotune_wgmma::tile_slot_offset(kBlockM, kBlockN, kStages, D, kQBuffers);
-  static constexpr int kSmemBytes = evotune_wgmma::shared_bytes(kBlockM, kBlockN, kStages, D, kQBuffers);
+  static constexpr int kBarrierOffset =
+      evotune_wgmma::barrier_offset(kBlockM, kBlockN, kStages, D, kQBuffers, kOTiles);
+  static constexpr int kTileSlotOffset =
+      evotune_wgmma::tile_slot_offset(kBlockM, kBlockN, kStages, D, kQBuffers, kOTiles);
+  static constexpr int kSmemBytes = evotune_wgmma::shared_bytes(kBlockM, kBlockN, kStages, D, kQBuffers, kOTiles);
 };
 
 template <class Cfg>
@@ -119,6 +128,10 @@ struct WgmmaMainloop {
   __device__ __forceinline__ int* tail_iterations() const { return scheduler_word(3); }
   // The Q tile in buffer `buffer` (0 with one buffer).
   __device__ __forceinline__ T* q_tile(int buffer) const { return q + buffer * kBlockM * D; }
+  // The tile the epilogue writes the rows into: the output tile (o_store=tma), else the tile's Q buffer.
+  __device__ __forceinline__ unsigned char* row_tile(int buffer) const {
+    return reinterpret_cast<unsigned char*>(Cfg::kTmaStore ? q + Cfg::kOOffset / sizeof(T) : q_tile(buffer));
+  }
   // Per Q buffer: its tile's Q has landed (and, scheduler=dynamic, the index is in tile_slot(buffer))...
   unsigned long long* q_full;
   // ... and every consumer has stored its rows from it: the tile after next may load its Q there.
@@ -302,6 +315,13 @@ struct WgmmaMainloop {
     for (int kc = 0; kc < kKeySteps; ++kc) probabilities_as_a<T>(pa[kc], s, kc);
   }
 
+  // o_store=tma: once the tile's last Q.K^T is done (`last`), the Q buffer is free for the tile after next.
+  __device__ __forceinline__ void q_read(int buffer, bool last) const {
+    if constexpr (Cfg::kTmaStore && Cfg::kScheduler != kGridScheduler) {
+      if (last) release_q(buffer);
+    }
+  }
+
   // Q has landed in buffer `buffer` (q_full); `ring` as in produce().
   __device__ __forceinline__ void consume(const Tile& w, const AttentionParams& p, int ring, int buffer) {
     const int n_blocks = w.end - w.begin;
@@ -309,7 +329,10 @@ struct WgmmaMainloop {
       // The first turn is warpgroup 0's: the last warpgroup hands it over as if it had just had one.
       if (consumer == Cfg::kConsumers - 1 && n_blocks > 0) sm90::named_barrier_arrive(1, 256);
     }
-    if (n_blocks == 0) return;  // an empty chunk of a split: the epilogue writes an empty row
+    if (n_blocks == 0) {  // an empty chunk of a split: the epilogue writes an empty row
+      q_read(buffer, true);
+      return;
+    }
     const int unmasked = unmasked_blocks<kBlockN, Cfg::kCausal>(w, p.skv);
     float s[kNTiles][4];
     unsigned pa[kKeySteps][4];
@@ -323,6 +346,7 @@ struct WgmmaMainloop {
       sm90::wgmma_wait<0>();
       sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
       release(k_empty, ring % kStages);
+      q_read(buffer, n_blocks == 1);
       softmax_any(s, correction, w.begin, unmasked, w, p);
       to_a(pa, s);
       for (int j = 1; j < n_blocks; ++j) {
@@ -337,6 +361,7 @@ struct WgmmaMainloop {
         sm90::wgmma_wait<1>();  // S(j) is done; P(j-1).V(j-1) may still run
         sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
         release(k_empty, stage);
+        q_read(buffer, j == n_blocks - 1);
         softmax_any(s, correction, w.begin + j, unmasked, w, p);
         sm90::wgmma_wait<0>();
         sm90::hold_registers(reinterpret_cast<float(&)[D / 2]>(o));
@@ -365,6 +390,7 @@ struct WgmmaMainloop {
         sm90::wgmma_wait<0>();
         sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
         release(k_empty, stage);
+        q_read(buffer, j == n_blocks - 1);
         softmax_any(s, correction, w.begin + j, unmasked, w, p);
         rescale_output(o, correction);
         to_a(pa, s);
@@ -381,19 +407,29 @@ struct WgmmaMainloop {
   }
 
   // The rows leave through shared memory: normalized, converted and written into this warpgroup's own rows
-  // of the Q tile (its last Q.K^T is done; no other warpgroup reads those rows), in the same 128-byte
-  // swizzle, so that the quads' 4-byte writes and the 16-byte reads each hit 32 distinct banks; then copied
-  // to O in 16-byte stores, consecutive threads along a row. Written straight from the accumulator layout,
-  // a warp's store covers 8 rows x 16 bytes: half of each 32-byte sector. A chunk of a split goes to the
-  // fp32 workspace directly (store_rows), as in the mma.sync path.
+  // of the Q tile (its last Q.K^T is done; no other warpgroup reads those rows) or of the output tile
+  // (o_store=tma), in the same 128-byte swizzle, so that the quads' 4-byte writes and the 16-byte reads
+  // each hit 32 distinct banks; then to O: o_store=tma, one thread's TMA store of the warpgroup's 64 rows
+  // (rows past the tensor's end are not written), read out of shared memory while the next tile runs;
+  // threads, 16-byte stores by every thread, consecutive threads along a row. Written straight from the
+  // accumulator layout, a warp's store covers 8 rows x 16 bytes: half of each 32-byte sector. A chunk of a
+  // split goes to the fp32 workspace directly (store_rows), as in the mma.sync path.
   template <class AnyTile>
-  __device__ __forceinline__ void epilogue(const AnyTile& w, const AttentionParams& p, int buffer) {
+  __device__ __forceinline__ void epilogue(const AnyTile& w, const TmaAttentionParams& args, int buffer) {
+    const AttentionParams& p = args.params;
     locate_thread();  // again, rather than holding the row through the mainloop (start_tile)
     if (w.partial()) {
       store_rows<T, D>(w, p, o, row_max, row_sum, local_row, lane);
       return;
     }
-    unsigned char* tile = reinterpret_cast<unsigned char*>(q_tile(buffer));
+    unsigned char* tile = row_tile(buffer);
+    const bool storer = sm90::thread_index() % 128 == 0;  // o_store=tma: the thread that issues the store
+    if constexpr (Cfg::kTmaStore) {
+      // The warpgroup's previous store has read its rows out of the output tile (long since: it was issued
+      // a tile ago) before anyone writes there again.
+      if (storer) sm90::bulk_wait_group_read<0>();
+      sm90::named_barrier_sync(9 + consumer, 128);
+    }
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const RowTotal total = row_total(row_sum[h]);
@@ -407,6 +443,21 @@ struct WgmmaMainloop {
       const long long out_row = w.output_row(row, p.hq, p.sq);
       if (out_row >= 0 && (lane & 3) == 0)
         store_lse(w, p, out_row, row_lse(row_max[h], total.sum, p));
+    }
+    if constexpr (Cfg::kTmaStore) {
+      sm90::fence_proxy_async_shared();  // this thread's rows, written by the generic proxy, to the TMA's
+      sm90::named_barrier_sync(9 + consumer, 128);
+      if (storer) {
+        const int group_box = Cfg::kPack ? w.group : 1;
+        const int q_head = Cfg::kPack ? w.batch * p.hkv + w.kv_head : w.batch * p.hq + w.head;
+#pragma unroll
+        for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
+          sm90::tma_store_4d(&args.o, tile + c * kBlockM * 128 + consumer * 64 * 128, c * 64, 0,
+                             (w.m0 + consumer * 64) / group_box, q_head);
+        }
+        sm90::bulk_commit_group();
+      }
+      return;
     }
     sm90::named_barrier_sync(9 + consumer, 128);  // the warpgroup's rows are in shared memory
     constexpr int kRowChunks = D / 8;             // 16-byte chunks per row
@@ -532,8 +583,15 @@ struct WgmmaMainloop {
     }
   }
 
-  // The persistent schedulers: this thread is done with the Q tile (its rows are stored, its Q.K^T long
-  // done), so the producer may load the next tile's Q over it. The plain stores the epilogue made there
+  // o_store=tma: before the CTA exits, the storing thread's last store has read the output tile.
+  __device__ __forceinline__ void finish_stores() const {
+    if constexpr (Cfg::kTmaStore) {
+      if (sm90::thread_index() % 128 == 0) sm90::bulk_wait_group<0>();
+    }
+  }
+
+  // The persistent schedulers: this thread is done with the Q tile (its rows are stored, or with
+  // o_store=tma, its last Q.K^T done), so the producer may load the next tile's Q over it. The plain stores the epilogue made there
   // are ordered before that TMA write (a different proxy) by the fence. Every thread arrives for itself:
   // with one arrival per warp after __syncwarp, compute-sanitizer's racecheck reported the next tile's
   // epilogue writes as racing with this tile's reads (probe/call5).
@@ -678,7 +736,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
     mainloop.start_tile();
     sm90::mbarrier_wait(mainloop.q_full, 0);
     mainloop.consume(w, p, 0, 0);
-    mainloop.epilogue(w, p, 0);
+    mainloop.epilogue(w, args, 0);
   } else if constexpr (Cfg::kScheduler == kStreamKScheduler) {
     // The unit's tile and piece are worked out twice, before the mainloop and after it (from opaque inputs,
     // as start_tile's thread index): held through the mainloop instead, the piece and the schedule's extents
@@ -699,7 +757,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
       evotune_split::StreamKPiece piece;
       schedule.unit(p, *mainloop.tail_iterations(), sm90::opaque(unit), w, piece);
       if (piece.slot < 0) {
-        mainloop.epilogue(w, p, 0);
+        mainloop.epilogue(w, args, 0);
         mainloop.release_q(0);
       } else {
         mainloop.release_q(0);  // the piece's rows leave from registers, not through the Q tile
@@ -724,12 +782,13 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
       const typename Cfg::Tile w = tiles.at(p, index);
       mainloop.start_tile();
       mainloop.consume(w, p, ring, buffer);
-      mainloop.epilogue(w, p, buffer);
-      mainloop.release_q(buffer);
+      mainloop.epilogue(w, args, buffer);
+      if constexpr (!Cfg::kTmaStore) mainloop.release_q(buffer);  // o_store=tma: in consume()
       ring += w.end - w.begin;
       if constexpr (Cfg::kScheduler == kPersistentScheduler) index += gridDim.x;
     }
   }
+  mainloop.finish_stores();
   clock.stop_consumers(p, 128, Cfg::kConsumers * 128);
 #else
   __trap();  // mma=wgmma is sm_90a code; the host rules never launch it elsewhere

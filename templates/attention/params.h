@@ -29,11 +29,12 @@ struct alignas(64) TensorMapBytes {
   unsigned long long opaque[16];
 };
 
-// Kernel arguments of mma=wgmma (mainloop_wgmma.cuh): the TMA descriptors of Q, K and V over the tensors
+// Kernel arguments of mma=wgmma (mainloop_wgmma.cuh): the TMA descriptors of Q, K, V (and O) over the tensors
 // `params` points at, then the common arguments. attention_family.cpp's kernel_arguments() builds both.
 struct TmaAttentionParams {
   TensorMapBytes q;  // 4-D {d, group or 1, sq, b * (hkv or hq)}: packed GQA reads a group's heads in one box
   TensorMapBytes k;  // 3-D {d, skv, b * hkv}
   TensorMapBytes v;
+  TensorMapBytes o;  // o_store=tma: as q over O, a box of one consumer warpgroup's 64 rows; else unused
   AttentionParams params;
 };

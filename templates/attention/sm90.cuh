@@ -65,6 +65,27 @@ __device__ __forceinline__ void tma_load_3d(void* smem, const TensorMapBytes* ma
       : "memory");
 }
 
+// TMA store: a box of shared memory to the tensor (rows outside it are not written), in this thread's bulk
+// async-group; commit_group closes the group, wait_group_read<N> returns once at most N of the thread's
+// committed groups still read shared memory (the buffer may then be written again), wait_group<N> once
+// their writes are done too.
+__device__ __forceinline__ void tma_store_4d(const TensorMapBytes* map, const void* smem, int c0, int c1, int c2,
+                                             int c3) {
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];" ::"l"(
+                   reinterpret_cast<unsigned long long>(map)),
+               "r"(shared_address(smem)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
+}
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(kPending) : "memory");
+}
+
 // Orders this thread's generic-proxy shared-memory accesses before later async-proxy (TMA) ones: a TMA copy
 // may overwrite shared memory this thread last wrote with plain stores only after it.
 __device__ __forceinline__ void fence_proxy_async_shared() {
