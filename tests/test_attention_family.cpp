@@ -257,17 +257,23 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   // d=64 on sm_90: 192-row wgmma tiles, or 128-row ones where those fill the waves clearly better.
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=2048,d=64,dtype=bf16"), h100).at("block_m"), 192);
   EXPECT_EQ(heuristic_config(Problem::parse("b=3,hq=12,sq=777,d=64,dtype=bf16"), h100).at("block_m"), 128);
-  // d=64 causal whose tiles average at most 5 blocks of 128 keys: two CTAs per SM; longer ones, or a grid
-  // that leaves SMs idle, one.
-  for (const char* text : {"b=16,hq=16,sq=1024,d=64,causal=1", "b=32,hq=8,sq=256,d=64,causal=1"}) {
+  // Causal, short tiles or long, d=64 or d=128: one CTA per SM, dynamic, two Q buffers, the rows out by TMA
+  // store, no pingpong; non-causal keeps pingpong and the threads' stores; a grid that leaves SMs idle too.
+  for (const char* text : {"b=16,hq=16,sq=1024,d=64,causal=1", "b=32,hq=8,sq=256,d=64,causal=1",
+                           "b=2,hq=24,sq=1536,d=64,causal=1", "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1",
+                           "b=4,hq=16,sq=4096,d=128,causal=1"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
-    EXPECT_EQ(c.at("min_ctas"), 2) << text;
+    EXPECT_EQ(c.at("min_ctas"), 1) << text;
     EXPECT_EQ(c.at("block_m"), 128) << text;
-    EXPECT_EQ(c.at("block_n"), 64) << text;
+    EXPECT_EQ(c.at("block_n"), 128) << text;
+    EXPECT_EQ(c.at("scheduler"), kDynamicScheduler) << text;
+    EXPECT_EQ(c.at("o_store"), 1) << text;
+    EXPECT_EQ(c.at("pingpong"), 0) << text;
   }
-  for (const char* text : {"b=2,hq=24,sq=1536,d=64,causal=1", "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1",
-                           "b=4,hq=16,sq=1024,d=64", "b=1,hq=8,sq=512,d=64,causal=1", "b=4,hq=16,sq=1024,d=128,causal=1"}) {
-    EXPECT_EQ(heuristic_config(Problem::parse(text), h100).at("min_ctas"), 1) << text;
+  for (const char* text : {"b=4,hq=16,sq=4096,d=128", "b=8,hq=16,sq=2048,d=64", "b=1,hq=8,sq=512,d=64,causal=1"}) {
+    const Config c = heuristic_config(Problem::parse(text), h100);
+    EXPECT_EQ(c.at("o_store"), 0) << text;
+    EXPECT_EQ(c.at("min_ctas"), 1) << text;
   }
   // Valid, and inside the default search space, across shapes, head dims, dtypes and GPUs.
   for (const char* target : {"sm_90a", "sm_80", "sm_86"}) {

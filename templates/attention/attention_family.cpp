@@ -155,16 +155,6 @@ namespace {
 //     b1 hq8 s512 d64 6.4 us, against 7.7 us split in two with two slots and 8.3-9.9 us with 128 or 192 rows
 //     (call3). Split-KV is kept for a long K/V range (chunks of at least 8 blocks), which call3 did not
 //     measure.
-// The mean K/V blocks of block_n keys that the causal (bottom-right) tiles of block_m query rows visit.
-double mean_causal_blocks(const Problem& p, int block_m, int block_n) {
-  const int tiles = (p.sq + block_m - 1) / block_m;
-  long long blocks = 0;
-  for (int t = 0; t < tiles; ++t) {
-    blocks += evotune_split::tile_blocks(t * block_m, block_m, p.sq, 1, false, p.sq, p.skv, true, block_n, 1, 0).end;
-  }
-  return static_cast<double>(blocks) / tiles;
-}
-
 // nullopt where the rules refuse it (not sm_90, or a shape it cannot hold).
 std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limits) {
   if (limits.compute_capability != 90 || p.sq < 128) return std::nullopt;
@@ -183,8 +173,8 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
   // d=64: 192-row tiles, unless 128-row ones fill the waves of one CTA per SM clearly better (a short
   // problem whose 192-row grid leaves a last wave mostly empty). b3 hq12 s777 d64: 180 CTAs of 192 rows
   // fill 68% of two waves, 252 of 128 rows 95%; its search's winner had 128 rows, 25.3 us against the
-  // 192-row default's 31.8 (evidence/results/h100/hopper/heldout). Causal d=64 takes one of the two rules
-  // below, which set the whole tile.
+  // 192-row default's 31.8 (evidence/results/h100/hopper/heldout). Causal d=64 takes the rule below, which
+  // sets the whole tile.
   if (p.d == 64 && !p.causal) {
     auto wave_efficiency = [&](const Config& candidate) {
       const long long ctas = unsplit_ctas(candidate, p), waves = (ctas + limits.sm_count - 1) / limits.sm_count;
@@ -196,25 +186,7 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     rows128 = conform(rows128);
     if (wave_efficiency(rows128) > wave_efficiency(c) + 0.1) c = rows128;
   }
-  // d=64 causal with short tiles: two CTAs per SM (min_ctas=2), each 128 rows of 64-key blocks without the
-  // intra-warpgroup overlap (80 registers per thread: what fits), so that one CTA's Q load, pipeline fill
-  // and epilogue run under the other's GEMMs; a tile of few K/V blocks pays those often. On the H100
-  // (evidence/results/h100/hopper/probe/call9, call10), where the 128-key blocks per tile average at most
-  // 5: b16 hq16 s1024 130 us against 150, b8 hq16 s512 30 against 33, b32 hq8 s256 23 against 33; where
-  // they average more, the one-CTA default stays ahead: 6.5 (b2 hq24 s1536: 64.6 against 58.9), 8.5 (b4
-  // hq32 hkv8 s2048: 216 against 203), 12.5 (b2 hq16 hkv4 s3072: 137 against 116); non-causal s1024 (8
-  // blocks) 53 against 51. Pingpong off: with two CTAs per SM the other CTA's GEMMs fill the gaps
-  // (b16 hq16 s1024 126.0 us against 130.5, b32 hq8 s256 22.5 against 22.6: probe/call11).
-  const bool two_ctas = p.d == 64 && p.causal && mean_causal_blocks(p, 128, 128) <= 5.0;
-  if (two_ctas) {
-    c.set("block_m", 128);
-    c.set("block_n", 64);
-    c.set("overlap", 0);
-    c.set("pingpong", 0);
-    c.set("producer_regs", 24);
-    c.set("min_ctas", 2);
-    c = conform(c);
-  } else if (p.d == 128 || (p.d == 64 && p.causal)) {
+  if (p.d == 128 || (p.d == 64 && p.causal)) {
     // One CTA per SM walking tiles from the atomic counter (the longest causal tiles first), the next tile's
     // Q loading into the second Q buffer while this one runs (q_buffers=2; the 176-key d=128 blocks no
     // longer fit beside it: 160 do). On the H100 (probe/call11) against the grid default: b4 hq16 s4096 d128
@@ -228,12 +200,23 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     c.set("producer_regs", c.at("block_n") == 128 ? 32 : 24);
     c.set("scheduler", kDynamicScheduler);
     c.set("q_buffers", 2);
+    if (p.causal) {
+      // Causal: the rows leave by TMA store from an output tile of their own (o_store=tma), and the
+      // warpgroups do not take turns. On the H100 (probe/call15, both rounds' median) against pingpong on
+      // with o_store=threads: b16 hq16 s1024 d64 115.1 us against 126.2, b2 hq24 s1536 54.7 against 58.4,
+      // b4 hq32 hkv8 s2048 188.1 against 204.7, b32 hq8 s256 22.0 against 23.3, b4 hq16 s4096 d128 461.0
+      // against 475.4. It also beat the two-CTAs-per-SM config (128x64 tiles, min_ctas=2: 123.3, 60.7,
+      // 202.1, 22.1 us) that short d64 causal tiles had taken since call10, so that rule is gone.
+      c.set("pingpong", 0);
+      c.set("o_store", 1);
+    }
     c = conform(c);
   }
   if (unsplit_ctas(c, p) < limits.sm_count) {
     // Fewer tiles than SMs: nothing for a persistent CTA to walk.
     c.set("scheduler", kGridScheduler);
     c.set("q_buffers", 1);
+    c.set("o_store", 0);
     c.set("min_ctas", 1);
     c.set("block_m", 64);
     c.set("block_n", 128);
