@@ -18,7 +18,7 @@
 #   ncu          Nsight Compute (--set full, one launch each) of evotune's kernel and SDPA cuDNN's on each of
 #                $NCU_PROBLEMS (space-separated; default: the first problem), evotune with each config of
 #                $NCU_CONFIGS (';'-separated; default: the problem-aware default) -> ncu_*.txt (details
-#                page) and ncu_*.csv (raw metrics)
+#                page), ncu_*.csv (raw metrics) and ncu_*.sass.csv (per-instruction counts and stall samples)
 #   sanitize     compute-sanitizer memcheck, racecheck and synccheck on a small causal GQA shape with tails
 #                ($SANITIZE_PROBLEM overrides it), for $SANITIZE_CONFIG (default: the problem-aware default,
 #                wgmma on the H100)
@@ -105,6 +105,7 @@ for line in open(sys.argv[1]):
               --export "$out/$name" "$evotune" "${args[@]}"; echo "exit code $?"; } >"$out/$name.log" 2>&1
           "$ncu" --import "$out/$name.ncu-rep" --page details >"$out/$name.txt" 2>&1
           "$ncu" --import "$out/$name.ncu-rep" --page raw --csv >"$out/$name.csv" 2>&1
+          "$ncu" --import "$out/$name.ncu-rep" --page source --csv --print-source sass >"$out/$name.sass.csv" 2>&1
           echo "$name: $p | $c: $(grep -E 'exit code' "$out/$name.log")"
         done
         name="ncu_p${n}_cudnn"
@@ -113,6 +114,7 @@ for line in open(sys.argv[1]):
             "$python" scripts/sdpa_run.py "$p" --backend cudnn; echo "exit code $?"; } >"$out/$name.log" 2>&1
         "$ncu" --import "$out/$name.ncu-rep" --page details >"$out/$name.txt" 2>&1
         "$ncu" --import "$out/$name.ncu-rep" --page raw --csv >"$out/$name.csv" 2>&1
+        "$ncu" --import "$out/$name.ncu-rep" --page source --csv --print-source sass >"$out/$name.sass.csv" 2>&1
         echo "$name: $p: $(grep -E 'exit code' "$out/$name.log")"
       done ;;
     sanitize)
