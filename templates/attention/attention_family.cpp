@@ -16,7 +16,8 @@ namespace {
 constexpr const char* kCpAsyncTunables[] = {"barrier", "smem_layout", "vec_bytes", "q_frags", "qk_split",
                                             "kv_warps"};
 // Tunables of mma=wgmma that the cp.async mainloops do not have.
-constexpr const char* kWgmmaTunables[] = {"pingpong", "producer_regs", "scheduler", "q_buffers", "o_store"};
+constexpr const char* kWgmmaTunables[] = {"pingpong", "producer_regs", "scheduler", "q_buffers", "o_store",
+                                          "exp_fma"};
 }  // namespace
 
 const std::vector<Parameter>& parameters() {
@@ -109,6 +110,11 @@ const std::vector<Parameter>& parameters() {
        "wgmma: how the output rows leave: through the Q buffer in 16-byte stores by every consumer thread "
        "(threads), or through an output tile of their own (block_m x d more shared memory) by one TMA store per "
        "consumer warpgroup that completes under the next tile, the Q buffer freed after the last Q.K^T (tma)"},
+      {"exp_fma",
+       {0, 8, 4, 2},
+       {},
+       "wgmma: in blocks without masked scores, the exp2 of every Nth 8-column tile of scores by a polynomial "
+       "on the FMA pipe instead of the MUFU unit, whose 16 per SM and clock bound d=64 softmax (0: none)"},
   };
   return params;
 }
@@ -137,7 +143,8 @@ Config default_config() {
                  {"producer_regs", 0},
                  {"scheduler", kGridScheduler},
                  {"q_buffers", 1},
-                 {"o_store", 0}});
+                 {"o_store", 0},
+                 {"exp_fma", 0}});
 }
 
 namespace {
@@ -612,11 +619,17 @@ std::optional<std::string> excluded_by_default(const Config& c, const Problem& p
     // compiled without spills, persistent with splits=8 spilled 52 bytes; and at 128 live of 168 (d=64,
     // 192-key blocks without overlap or register reallocation) dynamic with splits=4 spilled 4 bytes.
     const int walk = c.at("scheduler") != kGridScheduler && c.at("splits") != 1 ? 12 : 0;
+    // The sweep is causal; a non-causal kernel spilled at its boundary: d=64, 192 rows, 128-key blocks
+    // without overlap or register reallocation (96 live of 128) compiled without spills causal and spilled
+    // 36 bytes non-causal (stages 2 to 4, pingpong on or off). With reallocation the non-causal default
+    // (overlap, producer on 32 registers: 128 live of 160) compiles cleanly, so the margin is for kernels
+    // without it; only that boundary was measured.
+    const int non_causal = !p.causal && c.at("producer_regs") == 0 ? 4 : 0;
     const int live = wgmma_live_registers(c, p), budget = wgmma_consumer_registers(c);
-    if (live + kWgmmaLeastOverhead + walk > budget) {
+    if (live + kWgmmaLeastOverhead + walk + non_causal > budget) {
       return fmt::format("certain to spill: {} registers per consumer thread must be live at once (+{} at least "
                          "for the rest), {} are available (--space all compiles it anyway)",
-                         live, kWgmmaLeastOverhead + walk, budget);
+                         live, kWgmmaLeastOverhead + walk + non_causal, budget);
     }
   }
   if (c.at("mma") == kMmaSync) {
