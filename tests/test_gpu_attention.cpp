@@ -500,14 +500,6 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        two + "block_n=96,stages=2,overlap=on,pack_gqa=on,producer_regs=24,scheduler=persistent,o_store=tma"},
       {"b=4,hq=16,hkv=4,sq=515,skv=2049,d=128,causal=1,dtype=fp16",
        "mma=wgmma,block_m=64,warps=8,block_n=128,stages=3,overlap=on,splits=3,scheduler=dynamic,o_store=tma"},
-      // exp_fma: part of the unmasked blocks' exp2 on the FMA pipe (a polynomial), the same tolerances: d=64
-      // causal fp16 and non-causal bf16, d=128 causal bf16, at each rate
-      {"b=4,hq=16,sq=1000,skv=1000,d=64,causal=1,dtype=fp16",
-       two + "block_n=128,stages=2,overlap=on,pingpong=off,producer_regs=32,scheduler=dynamic,q_buffers=2,o_store=tma,exp_fma=4"},
-      {"b=2,hq=8,hkv=2,sq=555,skv=777,d=64,causal=0,dtype=bf16",
-       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,exp_fma=2"},
-      {"b=2,hq=16,hkv=4,sq=1111,skv=1111,d=128,causal=1,dtype=bf16",
-       two + "block_n=128,stages=2,overlap=on,pingpong=off,producer_regs=32,scheduler=dynamic,q_buffers=2,o_store=tma,exp_fma=8"},
   };
   expect_cases_match_reference(f, cases, 31);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's

@@ -16,8 +16,7 @@ namespace {
 constexpr const char* kCpAsyncTunables[] = {"barrier", "smem_layout", "vec_bytes", "q_frags", "qk_split",
                                             "kv_warps"};
 // Tunables of mma=wgmma that the cp.async mainloops do not have.
-constexpr const char* kWgmmaTunables[] = {"pingpong", "producer_regs", "scheduler", "q_buffers", "o_store",
-                                          "exp_fma"};
+constexpr const char* kWgmmaTunables[] = {"pingpong", "producer_regs", "scheduler", "q_buffers", "o_store"};
 }  // namespace
 
 const std::vector<Parameter>& parameters() {
@@ -110,11 +109,6 @@ const std::vector<Parameter>& parameters() {
        "wgmma: how the output rows leave: through the Q buffer in 16-byte stores by every consumer thread "
        "(threads), or through an output tile of their own (block_m x d more shared memory) by one TMA store per "
        "consumer warpgroup that completes under the next tile, the Q buffer freed after the last Q.K^T (tma)"},
-      {"exp_fma",
-       {0, 8, 4, 2},
-       {},
-       "wgmma: in blocks without masked scores, the exp2 of every Nth 8-column tile of scores by a polynomial "
-       "on the FMA pipe instead of the MUFU unit, whose 16 per SM and clock bound d=64 softmax (0: none)"},
   };
   return params;
 }
@@ -143,8 +137,7 @@ Config default_config() {
                  {"producer_regs", 0},
                  {"scheduler", kGridScheduler},
                  {"q_buffers", 1},
-                 {"o_store", 0},
-                 {"exp_fma", 0}});
+                 {"o_store", 0}});
 }
 
 namespace {

@@ -68,8 +68,6 @@ struct WgmmaConfig {
   // warpgroup's 64 rows, issued by one thread, completing while the next tile runs), so the Q buffer is free
   // once the tile's last Q.K^T is done. threads: through the Q buffer, in 16-byte stores by every thread.
   static constexpr bool kTmaStore = Tunables::o_store == 1;
-  // exp_fma=N: in unmasked blocks, every Nth 8-column tile's exp2 on the FMA pipe (softmax.cuh).
-  static constexpr int kFmaExpEvery = Tunables::exp_fma;
   using Tile = WorkTile<kPack, kSplits>;
   using Tiles = LinearTiles<kBlockM, kBlockN, kCausal, kPack, kSplits>;
 
@@ -300,9 +298,8 @@ struct WgmmaMainloop {
   template <bool kMasked>
   __device__ __forceinline__ void softmax(float (&s)[kNTiles][4], float (&correction)[2], int block,
                                           const Tile& w, const AttentionParams& p) {
-    online_softmax<kMasked, Cfg::kCausal, Cfg::kFmaExpEvery>(s, row_max, row_sum, correction,
-                                                             p.softmax_scale * kLog2e, w, local_row,
-                                                             block * kBlockN, p.skv, lane);
+    online_softmax<kMasked, Cfg::kCausal>(s, row_max, row_sum, correction, p.softmax_scale * kLog2e, w,
+                                          local_row, block * kBlockN, p.skv, lane);
   }
   __device__ __forceinline__ void softmax_any(float (&s)[kNTiles][4], float (&correction)[2], int block,
                                               int unmasked, const Tile& w, const AttentionParams& p) {

@@ -24,22 +24,6 @@ __device__ __forceinline__ MaxUpdate raise_max(float& row_max, float block_max, 
   return update;
 }
 
-// 2^x for x <= 0 on the FMA pipe instead of the MUFU unit (FlashAttention-4's relief of the unit that bounds
-// d=64 softmax on Hopper: 16 exp2 per SM and clock, as many as the tensor cores' d=64 GEMMs need time for).
-// x = j + f with j = round(x) (adding 1.5 * 2^23 leaves j in the low mantissa bits) and f in [-0.5, 0.5];
-// 2^f by a degree-3 polynomial (relative error 7.5e-5, below fp16's rounding of P, 4.9e-4), 2^j added into
-// the exponent field. x is clamped at -125 so that the exponent never underflows into the sign: a score
-// more than 125 binary orders below its row's max counts 2^-125 instead of 0, so it is used only where no
-// score is masked (-inf). The _rn adds keep the compiler from folding (x + shifter) - shifter into x.
-__device__ __forceinline__ float exp2_on_fma(float x) {
-  constexpr float kShifter = 12582912.0f;  // 1.5 * 2^23
-  x = fmaxf(x, -125.0f);
-  const float shifted = __fadd_rn(x, kShifter);
-  const float f = __fsub_rn(x, __fsub_rn(shifted, kShifter));
-  const float p = fmaf(fmaf(fmaf(0.055171624f, f, 0.24261114f), f, 0.69326097f), f, 0.99992806f);
-  return __int_as_float(__float_as_int(p) + (__float_as_int(shifted) << 23));
-}
-
 // One K/V block's update of the running softmax of the thread's two rows: masks (kMasked: keys past skv,
 // and with kCausal keys right of the diagonal, get -inf), raises the running max, turns the scores `s`
 // into probabilities exp(scale * (s - max)) in place, adds them to the running sums, and returns in
@@ -47,10 +31,8 @@ __device__ __forceinline__ float exp2_on_fma(float x) {
 // max has settled). The max is kept on the raw scores (the scale is positive, so it commutes with the max);
 // one FFMA per element then forms scale*log2(e)*(s - max) for exp2. Reductions run as a tree of four
 // partial results: a serial chain over a row's values is latency the tensor pipe waits through.
-// kFmaExpEvery (0: none): in blocks without masking, the exp2 of every kFmaExpEvery-th 8-column tile is
-// computed on the FMA pipe (exp2_on_fma), the rest by the MUFU unit.
 //   local_row: the tile row of x[.][0] (row r); first_key: the key of column 0 of tile 0.
-template <bool kMasked, bool kCausal, int kFmaExpEvery = 0, int kNTiles, class Tile>
+template <bool kMasked, bool kCausal, int kNTiles, class Tile>
 __device__ __forceinline__ void online_softmax(float (&s)[kNTiles][4], float (&row_max)[2], float (&row_sum)[2],
                                                float (&correction)[2], float scale_log2, const Tile& w,
                                                int local_row, int first_key, int skv, int lane) {
@@ -88,9 +70,7 @@ __device__ __forceinline__ void online_softmax(float (&s)[kNTiles][4], float (&r
     for (int nt = 0; nt < kNTiles; ++nt) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const float x = fmaf(s[nt][2 * h + e], scale_log2, -reference);
-        const bool on_fma = !kMasked && kFmaExpEvery > 0 && nt % (kFmaExpEvery > 0 ? kFmaExpEvery : 1) == 0;
-        const float prob = on_fma ? exp2_on_fma(x) : exp2f(x);
+        const float prob = exp2f(fmaf(s[nt][2 * h + e], scale_log2, -reference));
         s[nt][2 * h + e] = prob;
         partial_sum[nt % 2 * 2 + e] += prob;
       }
