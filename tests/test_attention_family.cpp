@@ -243,11 +243,16 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(prefill.at("pack_gqa"), 0);
   // d=128, and d=64 causal with long tiles: the dynamic scheduler with two Q buffers; a grid with fewer
   // tiles than SMs stays a grid.
-  for (const char* text : {"b=4,hq=16,sq=4096,d=128", "b=4,hq=16,sq=4096,d=128,causal=1", "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1"}) {
+  for (const char* text : {"b=4,hq=16,sq=4096,d=128,causal=1", "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
     EXPECT_EQ(c.at("scheduler"), kDynamicScheduler) << text;
     EXPECT_EQ(c.at("q_buffers"), 2) << text;
   }
+  // Non-causal d=128: dynamic, 160-key blocks, one Q buffer and the output tile.
+  const Config d128 = heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128"), h100);
+  EXPECT_EQ(d128.at("scheduler"), kDynamicScheduler);
+  EXPECT_EQ(d128.at("q_buffers"), 1);
+  EXPECT_EQ(d128.at("o_store"), 1);
   EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128"), h100).at("block_n"), 160);
   for (const char* text : {"b=1,hq=8,sq=512,d=64", "b=1,hq=4,sq=300,d=128,causal=1", "b=8,hq=16,sq=2048,d=64"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
@@ -258,7 +263,8 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=2048,d=64,dtype=bf16"), h100).at("block_m"), 192);
   EXPECT_EQ(heuristic_config(Problem::parse("b=3,hq=12,sq=777,d=64,dtype=bf16"), h100).at("block_m"), 128);
   // Causal, short tiles or long, d=64 or d=128: one CTA per SM, dynamic, two Q buffers, the rows out by TMA
-  // store, no pingpong; non-causal keeps pingpong and the threads' stores; a grid that leaves SMs idle too.
+  // store, no pingpong; d64 non-causal keeps pingpong and the threads' stores, as does a grid that leaves
+  // SMs idle.
   for (const char* text : {"b=16,hq=16,sq=1024,d=64,causal=1", "b=32,hq=8,sq=256,d=64,causal=1",
                            "b=2,hq=24,sq=1536,d=64,causal=1", "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1",
                            "b=4,hq=16,sq=4096,d=128,causal=1"}) {
@@ -270,7 +276,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(c.at("o_store"), 1) << text;
     EXPECT_EQ(c.at("pingpong"), 0) << text;
   }
-  for (const char* text : {"b=4,hq=16,sq=4096,d=128", "b=8,hq=16,sq=2048,d=64", "b=1,hq=8,sq=512,d=64,causal=1"}) {
+  for (const char* text : {"b=8,hq=16,sq=2048,d=64", "b=1,hq=8,sq=512,d=64,causal=1"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
     EXPECT_EQ(c.at("o_store"), 0) << text;
     EXPECT_EQ(c.at("min_ctas"), 1) << text;

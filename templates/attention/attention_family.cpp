@@ -209,6 +209,13 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
       // 202.1, 22.1 us) that short d64 causal tiles had taken since call10, so that rule is gone.
       c.set("pingpong", 0);
       c.set("o_store", 1);
+    } else if (p.d == 128) {
+      // Non-causal d=128: the 160-key blocks with o_store=tma and one Q buffer (both do not fit beside a
+      // second). Both non-causal d128 searches of run_8f6dd73 picked it, each beating the two-Q-buffer
+      // default in all three interleaved rounds: b4 hq16 s4096 811.9 us against 827.3, b1 hq40 hkv8 s2048
+      // 135.7 against 138.8.
+      c.set("q_buffers", 1);
+      c.set("o_store", 1);
     }
     c = conform(c);
   }
