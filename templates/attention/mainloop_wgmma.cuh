@@ -21,8 +21,9 @@
 // the K/V blocks of the tiles left over, the tail that would leave most SMs idle, are cut evenly over all
 // CTAs, and the CTA finishing a tile's last piece merges its pieces: split_kv.h). With each persistent
 // scheduler the producer loads the next tile's first K block while the consumers finish the previous tile,
-// and its Q tile: with one Q buffer once every consumer has stored its rows (the epilogue leaves through
-// the Q buffer), with two (q_buffers=2, persistent and dynamic) into the other buffer as soon as the ring
+// and its Q tile: with one Q buffer once every consumer is done with it (o_store=threads: its rows have
+// left through it; o_store=tma: its last Q.K^T is done, the rows leave through an output tile of their own
+// by TMA store), with two (q_buffers=2, persistent and dynamic) into the other buffer as soon as the ring
 // lets it, so that a short tile's epilogue no longer waits in front of the next tile's Q load.
 // Shared memory holds every tile in TMA's 128-byte swizzle: 64-column blocks of 128-byte rows, the layout
 // wgmma's descriptors read (sm90.cuh). Padded keys past skv are zero-filled by TMA and masked to -inf by the
@@ -591,8 +592,8 @@ struct WgmmaMainloop {
   }
 
   // The persistent schedulers: this thread is done with the Q tile (its rows are stored, or with
-  // o_store=tma, its last Q.K^T done), so the producer may load the next tile's Q over it. The plain stores the epilogue made there
-  // are ordered before that TMA write (a different proxy) by the fence. Every thread arrives for itself:
+  // o_store=tma, its last Q.K^T done), so the producer may load the next tile's Q over it. The plain stores
+  // the epilogue made there are ordered before that TMA write (a different proxy) by the fence. Every thread arrives for itself:
   // with one arrival per warp after __syncwarp, compute-sanitizer's racecheck reported the next tile's
   // epilogue writes as racing with this tile's reads (probe/call5).
   __device__ __forceinline__ void release_q(int buffer) const {
