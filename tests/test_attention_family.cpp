@@ -243,11 +243,12 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(prefill.at("pack_gqa"), 0);
   // d=128, and d=64 causal with long tiles: the dynamic scheduler with two Q buffers; a grid with fewer
   // tiles than SMs stays a grid.
-  for (const char* text : {"b=4,hq=16,sq=4096,d=128,causal=1", "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1"}) {
+  for (const char* text : {"b=4,hq=16,sq=4096,d=128,causal=1", "b=2,hq=32,hkv=4,sq=8192,d=128,causal=1"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
     EXPECT_EQ(c.at("scheduler"), kDynamicScheduler) << text;
     EXPECT_EQ(c.at("q_buffers"), 2) << text;
   }
+  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=32,hkv=8,sq=2048,d=64,causal=1"), h100).at("q_buffers"), 1);
   // Non-causal d=128: dynamic, 160-key blocks, one Q buffer and the output tile.
   const Config d128 = heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128"), h100);
   EXPECT_EQ(d128.at("scheduler"), kDynamicScheduler);
@@ -262,8 +263,8 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   // d=64 on sm_90: 192-row wgmma tiles, or 128-row ones where those fill the waves clearly better.
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=2048,d=64,dtype=bf16"), h100).at("block_m"), 192);
   EXPECT_EQ(heuristic_config(Problem::parse("b=3,hq=12,sq=777,d=64,dtype=bf16"), h100).at("block_m"), 128);
-  // Causal, short tiles or long, d=64 or d=128: one CTA per SM, dynamic, two Q buffers, the rows out by TMA
-  // store, no pingpong; d64 non-causal keeps pingpong and the threads' stores, as does a grid that leaves
+  // Causal, short tiles or long, d=64 or d=128: one CTA per SM, dynamic, the rows out by TMA store, no
+  // pingpong (two Q buffers at d=128, one at d=64); d64 non-causal keeps pingpong and the threads' stores, as does a grid that leaves
   // SMs idle.
   for (const char* text : {"b=16,hq=16,sq=1024,d=64,causal=1", "b=32,hq=8,sq=256,d=64,causal=1",
                            "b=2,hq=24,sq=1536,d=64,causal=1", "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1",

@@ -206,9 +206,14 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
       // with o_store=threads: b16 hq16 s1024 d64 115.1 us against 126.2, b2 hq24 s1536 54.7 against 58.4,
       // b4 hq32 hkv8 s2048 188.1 against 204.7, b32 hq8 s256 22.0 against 23.3, b4 hq16 s4096 d128 461.0
       // against 475.4. It also beat the two-CTAs-per-SM config (128x64 tiles, min_ctas=2: 123.3, 60.7,
-      // 202.1, 22.1 us) that short d64 causal tiles had taken since call10, so that rule is gone.
+      // 202.1, 22.1 us) that short d64 causal tiles had taken since call10, so that rule is gone. With the
+      // Q buffer freed after the tile's last Q.K^T, d=64 does better with one (probe/call20, two rounds):
+      // 114.4 us against 115.5 (s1024), 54.1 against 54.5, 185.6 against 187.9, 21.2 against 22.0; three of
+      // the four d64 causal searches of run_8f6dd73 picked one too. d=128 keeps two (the winners of all five
+      // d128 causal searches there).
       c.set("pingpong", 0);
       c.set("o_store", 1);
+      if (p.d == 64) c.set("q_buffers", 1);
     } else if (p.d == 128) {
       // Non-causal d=128: the 160-key blocks with o_store=tma and one Q buffer (both do not fit beside a
       // second). Both non-causal d128 searches of run_8f6dd73 picked it, each beating the two-Q-buffer
