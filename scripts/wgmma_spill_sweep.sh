@@ -3,11 +3,12 @@
 # ptxas reported: the data behind excluded_by_default's wgmma rule (attention_family.cpp), and the fixture
 # tests/data/wgmma_spills_sm90a.txt that AttentionWgmma.CertainSpillRuleMatchesTheSweep reads.
 #   scripts/wgmma_spill_sweep.sh [BUILD_DIR] > tests/data/wgmma_spills_sm90a.txt
-# Environment: MIN_CTAS (default 1), BLOCK_NS (default "64 96 128 144 160 176 192"), PRODUCER_REGS
-# (default "0 24 32"); e.g. the min_ctas=2 sweep of evidence/results/h100/hopper/probe/call9:
+#   CAUSAL=0 scripts/wgmma_spill_sweep.sh [BUILD_DIR] > tests/data/wgmma_spills_sm90a_noncausal.txt
+# Environment: CAUSAL (default 1), MIN_CTAS (default 1), BLOCK_NS (default "64 96 128 144 160 176 192"),
+# PRODUCER_REGS (default "0 24 32"); e.g. the min_ctas=2 sweep of evidence/results/h100/hopper/probe/call9:
 #   MIN_CTAS=2 BLOCK_NS="16 32 64 80 96 112 128" PRODUCER_REGS="0 24 32 40 56" scripts/wgmma_spill_sweep.sh
 # Columns: d block_m block_n producer_regs overlap spilled_store_bytes ("invalid": refused by the rules;
-# "error": no CUBIN, ptxas gave up for want of registers). Causal bf16, grid scheduler, unsplit;
+# "error": no CUBIN, ptxas gave up for want of registers). bf16, causal unless CAUSAL=0, grid scheduler, unsplit;
 # pingpong where there are two consumer warpgroups.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,7 @@ one() {
   local d=$1 bm=$2 bn=$3 pr=$4 ov=$5 pp=off
   [ "$bm" -ge 128 ] && pp=on
   local out
-  out=$("$evotune" --cache-dir "$cache" compile --problem "b=1,hq=8,sq=2048,d=$d,causal=1,dtype=bf16" --target sm_90a \
+  out=$("$evotune" --cache-dir "$cache" compile --problem "b=1,hq=8,sq=2048,d=$d,causal=$causal,dtype=bf16" --target sm_90a \
     --config "mma=wgmma,block_m=$bm,block_n=$bn,stages=2,producer_regs=$pr,overlap=$ov,pingpong=$pp,min_ctas=$min_ctas" \
     2>&1 || true)
   local stored
@@ -28,8 +29,9 @@ one() {
 }
 export -f one
 min_ctas="${MIN_CTAS:-1}"
-export evotune cache min_ctas
-echo "# scripts/wgmma_spill_sweep.sh: d block_m block_n producer_regs overlap spilled_store_bytes (sm_90a)"
+causal="${CAUSAL:-1}"
+export evotune cache min_ctas causal
+echo "# scripts/wgmma_spill_sweep.sh (causal=$causal): d block_m block_n producer_regs overlap spilled_store_bytes (sm_90a)"
 for d in 64 128; do for bm in 64 128 192; do for bn in ${BLOCK_NS:-64 96 128 144 160 176 192}; do
   for pr in ${PRODUCER_REGS:-0 24 32}; do for ov in on off; do
     [ "$bm" -eq 64 ] && [ "$pr" -ne 0 ] && continue

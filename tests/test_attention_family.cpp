@@ -464,40 +464,43 @@ TEST(AttentionFamily, CertainSpillRuleNeverExcludesAKernelThatCompiledCleanly) {
   RecordProperty("spilling_configs_named", fmt::format("{} of {}", named, spilled));
 }
 
-// The wgmma half of the certain-spill rule against the sweep it was drawn from (scripts/wgmma_spill_sweep.sh:
-// 196 configs compiled for sm_90a): it never leaves out a config that compiled cleanly, and it names most of
-// those that spilled.
+// The wgmma half of the certain-spill rule against the sweeps it was drawn from (scripts/wgmma_spill_sweep.sh:
+// 196 configs compiled for sm_90a, causal and non-causal): it never leaves out a config that compiled cleanly,
+// and it names most of those that spilled.
 TEST(AttentionWgmma, CertainSpillRuleMatchesTheSweep) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
-  std::ifstream in(evotune::testing::source_dir() / "tests/data/wgmma_spills_sm90a.txt");
-  ASSERT_TRUE(in) << "tests/data/wgmma_spills_sm90a.txt";
-  std::string line;
-  int clean = 0, spilled = 0, named = 0;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    int d = 0, block_m = 0, block_n = 0, producer_regs = 0, overlap = 0;
-    std::string stored;
-    fields >> d >> block_m >> block_n >> producer_regs >> overlap >> stored;
-    if (stored == "invalid") continue;  // refused by the rules (shared memory): never compiled
-    const Problem p = Problem::parse(fmt::format("b=1,hq=8,sq=2048,d={},causal=1,dtype=bf16", d));
-    const Config c = parse_config(fmt::format("mma=wgmma,block_m={},block_n={},stages=2,producer_regs={},overlap={},"
-                                              "pingpong={}",
-                                              block_m, block_n, producer_regs, overlap ? "on" : "off",
-                                              block_m >= 128 ? "on" : "off"));
-    ASSERT_EQ(invalid_reason(c, p, h100), std::nullopt) << line;
-    const bool excluded = excluded_by_default(c, p, h100).has_value();
-    if (stored == "0") {
-      ++clean;
-      EXPECT_FALSE(excluded) << line << ": compiled without spills, but the rule leaves it out";
-    } else {  // spilled, or "error": ptxas gave up on it (wgmma serialized for want of registers)
-      ++spilled;
-      named += excluded;
+  for (const auto& [file, causal] : {std::pair<std::string, int>{"tests/data/wgmma_spills_sm90a.txt", 1},
+                                     std::pair<std::string, int>{"tests/data/wgmma_spills_sm90a_noncausal.txt", 0}}) {
+    std::ifstream in(evotune::testing::source_dir() / file);
+    ASSERT_TRUE(in) << file;
+    std::string line;
+    int clean = 0, spilled = 0, named = 0;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      std::istringstream fields(line);
+      int d = 0, block_m = 0, block_n = 0, producer_regs = 0, overlap = 0;
+      std::string stored;
+      fields >> d >> block_m >> block_n >> producer_regs >> overlap >> stored;
+      if (stored == "invalid") continue;  // refused by the rules (shared memory): never compiled
+      const Problem p = Problem::parse(fmt::format("b=1,hq=8,sq=2048,d={},causal={},dtype=bf16", d, causal));
+      const Config c = parse_config(fmt::format("mma=wgmma,block_m={},block_n={},stages=2,producer_regs={},overlap={},"
+                                                "pingpong={}",
+                                                block_m, block_n, producer_regs, overlap ? "on" : "off",
+                                                block_m >= 128 ? "on" : "off"));
+      ASSERT_EQ(invalid_reason(c, p, h100), std::nullopt) << file << ": " << line;
+      const bool excluded = excluded_by_default(c, p, h100).has_value();
+      if (stored == "0") {
+        ++clean;
+        EXPECT_FALSE(excluded) << file << ": " << line << ": compiled without spills, but the rule leaves it out";
+      } else {  // spilled, or "error": ptxas gave up on it (wgmma serialized for want of registers)
+        ++spilled;
+        named += excluded;
+      }
     }
+    EXPECT_EQ(clean + spilled, 190) << file;
+    EXPECT_GT(spilled, 40) << file;
+    EXPECT_GE(named * 10, spilled * 9) << file << ": " << named << " of " << spilled << " spilling configs named";
   }
-  EXPECT_EQ(clean + spilled, 190);
-  EXPECT_GT(spilled, 40);
-  EXPECT_GE(named * 10, spilled * 9) << named << " of " << spilled << " spilling configs named";
 }
 
 // mma=wgmma: a change of block_m or mma carries the tunables it fixes (attention::conform), the rules accept
