@@ -264,8 +264,8 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=2048,d=64,dtype=bf16"), h100).at("block_m"), 192);
   EXPECT_EQ(heuristic_config(Problem::parse("b=3,hq=12,sq=777,d=64,dtype=bf16"), h100).at("block_m"), 128);
   // Causal, short tiles or long, d=64 or d=128: one CTA per SM, dynamic, the rows out by TMA store, no
-  // pingpong (two Q buffers at d=128, one at d=64); d64 non-causal keeps pingpong and the threads' stores, as does a grid that leaves
-  // SMs idle.
+  // pingpong (two Q buffers at d=128, one at d=64); d64 non-causal keeps pingpong and the threads' stores,
+  // as does a grid that leaves SMs idle.
   for (const char* text : {"b=16,hq=16,sq=1024,d=64,causal=1", "b=32,hq=8,sq=256,d=64,causal=1",
                            "b=2,hq=24,sq=1536,d=64,causal=1", "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1",
                            "b=4,hq=16,sq=4096,d=128,causal=1"}) {

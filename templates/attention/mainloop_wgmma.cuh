@@ -593,9 +593,9 @@ struct WgmmaMainloop {
 
   // The persistent schedulers: this thread is done with the Q tile (its rows are stored, or with
   // o_store=tma, its last Q.K^T done), so the producer may load the next tile's Q over it. The plain stores
-  // the epilogue made there are ordered before that TMA write (a different proxy) by the fence. Every thread arrives for itself:
-  // with one arrival per warp after __syncwarp, compute-sanitizer's racecheck reported the next tile's
-  // epilogue writes as racing with this tile's reads (probe/call5).
+  // the epilogue made there are ordered before that TMA write (a different proxy) by the fence. Every
+  // thread arrives for itself: with one arrival per warp after __syncwarp, compute-sanitizer's racecheck
+  // reported the next tile's epilogue writes as racing with this tile's reads (probe/call5).
   __device__ __forceinline__ void release_q(int buffer) const {
     sm90::fence_proxy_async_shared();
     sm90::mbarrier_arrive(&q_empty[buffer]);
