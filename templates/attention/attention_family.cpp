@@ -187,9 +187,9 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     if (wave_efficiency(rows128) > wave_efficiency(c) + 0.1) c = rows128;
   }
   if (p.d == 128 || (p.d == 64 && p.causal)) {
-    // One CTA per SM walking tiles from the atomic counter (the longest causal tiles first), the next tile's
-    // Q loading into the second Q buffer while this one runs (q_buffers=2; the 176-key d=128 blocks no
-    // longer fit beside it: 160 do). On the H100 (probe/call11) against the grid default: b4 hq16 s4096 d128
+    // One CTA per SM walking tiles from the atomic counter (the longest causal tiles first); 160-key blocks
+    // for non-causal d=128, the widest that fit beside a second Q tile (a second Q buffer or the output
+    // tile). On the H100 (probe/call11), with two Q buffers, against the grid default: b4 hq16 s4096 d128
     // 833.0 us against 850.9, causal 473.9 against 479.8; d64 causal b2 hq24 s1536 57.5 against 59.0, b4
     // hq32 hkv8 s2048 202.9 against 203.3. With one Q buffer the same scheduler was slower than the grid
     // (846.4, 481.8, 60.9, 214.0). Non-causal d=128 blocks of 160 keys: both non-causal d128 searches of
@@ -199,29 +199,23 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     c.set("block_n", p.d == 128 && !p.causal ? 160 : 128);
     c.set("producer_regs", c.at("block_n") == 128 ? 32 : 24);
     c.set("scheduler", kDynamicScheduler);
-    c.set("q_buffers", 2);
-    if (p.causal) {
-      // Causal: the rows leave by TMA store from an output tile of their own (o_store=tma), and the
-      // warpgroups do not take turns. On the H100 (probe/call15, both rounds' median) against pingpong on
-      // with o_store=threads: b16 hq16 s1024 d64 115.1 us against 126.2, b2 hq24 s1536 54.7 against 58.4,
-      // b4 hq32 hkv8 s2048 188.1 against 204.7, b32 hq8 s256 22.0 against 23.3, b4 hq16 s4096 d128 461.0
-      // against 475.4. It also beat the two-CTAs-per-SM config (128x64 tiles, min_ctas=2: 123.3, 60.7,
-      // 202.1, 22.1 us) that short d64 causal tiles had taken since call10, so that rule is gone. With the
-      // Q buffer freed after the tile's last Q.K^T, d=64 does better with one (probe/call20, two rounds):
-      // 114.4 us against 115.5 (s1024), 54.1 against 54.5, 185.6 against 187.9, 21.2 against 22.0; three of
-      // the four d64 causal searches of run_8f6dd73 picked one too. d=128 keeps two (the winners of all five
-      // d128 causal searches there).
-      c.set("pingpong", 0);
-      c.set("o_store", 1);
-      if (p.d == 64) c.set("q_buffers", 1);
-    } else if (p.d == 128) {
-      // Non-causal d=128: the 160-key blocks with o_store=tma and one Q buffer (both do not fit beside a
-      // second). Both non-causal d128 searches of run_8f6dd73 picked it, each beating the two-Q-buffer
-      // default in all three interleaved rounds: b4 hq16 s4096 811.9 us against 827.3, b1 hq40 hkv8 s2048
-      // 135.7 against 138.8.
-      c.set("q_buffers", 1);
-      c.set("o_store", 1);
-    }
+    // The rows leave by TMA store from an output tile of their own (o_store=tma), which frees the Q buffer
+    // after the tile's last Q.K^T. Against o_store=threads with pingpong on (probe/call15, both rounds'
+    // median), causal: b16 hq16 s1024 d64 115.1 us against 126.2, b2 hq24 s1536 54.7 against 58.4, b4 hq32
+    // hkv8 s2048 188.1 against 204.7, b32 hq8 s256 22.0 against 23.3, b4 hq16 s4096 d128 461.0 against
+    // 475.4; it also beat the two-CTAs-per-SM config (128x64 tiles, min_ctas=2: 123.3, 60.7, 202.1, 22.1 us)
+    // that short d64 causal tiles had taken since call10, so that rule is gone. Non-causal d=128: both
+    // non-causal d128 searches of run_8f6dd73 picked it with one Q buffer, beating the two-Q-buffer default
+    // in all three interleaved rounds: b4 hq16 s4096 811.9 us against 827.3, b1 hq40 hkv8 s2048 135.7
+    // against 138.8 (o_store=tma and a second Q buffer do not both fit beside 160-key blocks).
+    c.set("o_store", 1);
+    // Two Q buffers for causal d=128 (the winners of all five d128 causal searches there); one for d=64
+    // causal (probe/call20, two rounds: 114.4 us against 115.5 (s1024), 54.1 against 54.5, 185.6 against
+    // 187.9, 21.2 against 22.0; three of the four d64 causal searches of run_8f6dd73 picked one too) and
+    // non-causal d=128.
+    c.set("q_buffers", p.causal && p.d == 128 ? 2 : 1);
+    // Causal: the warpgroups do not take turns (the call15 figures above are without pingpong).
+    if (p.causal) c.set("pingpong", 0);
     c = conform(c);
   }
   if (unsplit_ctas(c, p) < limits.sm_count) {
