@@ -89,6 +89,19 @@ for line in open(sys.argv[1]):
       sdpa_step 12 "${problems[@]}" || status=1 ;;
     ncu)
       ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+      # ncu_profile NAME KERNEL_REGEX SKIP COMMAND...: one launch of COMMAND's kernels matching the regex,
+      # after SKIP others, into NAME.ncu-rep, then its details page, raw metrics and per-instruction SASS page.
+      ncu_profile() {
+        local name=$1 kernels=$2 skip=$3
+        shift 3
+        { echo "\$ ncu --set full -k regex:$kernels --launch-skip $skip --launch-count 1 $*"
+          timeout 240 "$ncu" --set full -k "regex:$kernels" --launch-skip "$skip" --launch-count 1 \
+            --export "$out/$name" "$@"; echo "exit code $?"; } >"$out/$name.log" 2>&1
+        "$ncu" --import "$out/$name.ncu-rep" --page details >"$out/$name.txt" 2>&1
+        "$ncu" --import "$out/$name.ncu-rep" --page raw --csv >"$out/$name.csv" 2>&1
+        "$ncu" --import "$out/$name.ncu-rep" --page source --csv --print-source sass >"$out/$name.sass.csv" 2>&1
+        grep -E 'exit code' "$out/$name.log"
+      }
       read -ra ncu_problems <<<"${NCU_PROBLEMS:-${problems[0]}}"
       IFS=';' read -ra ncu_configs <<<"${NCU_CONFIGS:-default}"
       n=0
@@ -99,23 +112,11 @@ for line in open(sys.argv[1]):
           c_index=$((c_index + 1))
           args=(bench --problem "$p" --no-baseline --reps 3)
           [[ $c == default ]] || args+=(--config "$c")
-          name="ncu_p${n}_evotune${c_index}"
-          { echo "\$ ncu --set full -k regex:attention_fwd --launch-skip 3 --launch-count 1 evotune ${args[*]}"
-            timeout 240 "$ncu" --set full -k regex:attention_fwd --launch-skip 3 --launch-count 1 \
-              --export "$out/$name" "$evotune" "${args[@]}"; echo "exit code $?"; } >"$out/$name.log" 2>&1
-          "$ncu" --import "$out/$name.ncu-rep" --page details >"$out/$name.txt" 2>&1
-          "$ncu" --import "$out/$name.ncu-rep" --page raw --csv >"$out/$name.csv" 2>&1
-          "$ncu" --import "$out/$name.ncu-rep" --page source --csv --print-source sass >"$out/$name.sass.csv" 2>&1
-          echo "$name: $p | $c: $(grep -E 'exit code' "$out/$name.log")"
+          echo "ncu_p${n}_evotune${c_index}: $p | $c: $(ncu_profile "ncu_p${n}_evotune${c_index}" attention_fwd 3 \
+            "$evotune" "${args[@]}")"
         done
-        name="ncu_p${n}_cudnn"
-        { echo "\$ ncu --set full -k regex:sdpa --launch-skip 2 --launch-count 1 sdpa_run.py $p --backend cudnn"
-          timeout 240 "$ncu" --set full -k regex:sdpa --launch-skip 2 --launch-count 1 --export "$out/$name" \
-            "$python" scripts/sdpa_run.py "$p" --backend cudnn; echo "exit code $?"; } >"$out/$name.log" 2>&1
-        "$ncu" --import "$out/$name.ncu-rep" --page details >"$out/$name.txt" 2>&1
-        "$ncu" --import "$out/$name.ncu-rep" --page raw --csv >"$out/$name.csv" 2>&1
-        "$ncu" --import "$out/$name.ncu-rep" --page source --csv --print-source sass >"$out/$name.sass.csv" 2>&1
-        echo "$name: $p: $(grep -E 'exit code' "$out/$name.log")"
+        echo "ncu_p${n}_cudnn: $p: $(ncu_profile "ncu_p${n}_cudnn" sdpa 2 "$python" scripts/sdpa_run.py "$p" \
+          --backend cudnn)"
       done ;;
     sanitize)
       # The problem-aware default (on the H100: wgmma, 64-row tiles for this small grid) unless
