@@ -424,7 +424,7 @@ struct WgmmaMainloop {
       return;
     }
     unsigned char* tile = row_tile(buffer);
-    const bool storer = sm90::thread_index() % 128 == 0;  // o_store=tma: the thread that issues the store
+    const bool storer = stores_rows();
     if constexpr (Cfg::kTmaStore) {
       // The warpgroup's previous store has read its rows out of the output tile (long since: it was issued
       // a tile ago) before anyone writes there again.
@@ -584,10 +584,13 @@ struct WgmmaMainloop {
     }
   }
 
+  // o_store=tma: the thread of each consumer warpgroup that issues its TMA stores (bulk async-groups are
+  // per thread, so the same one waits for them).
+  __device__ __forceinline__ static bool stores_rows() { return sm90::thread_index() % 128 == 0; }
   // o_store=tma: before the CTA exits, the storing thread's last store has read the output tile.
   __device__ __forceinline__ void finish_stores() const {
     if constexpr (Cfg::kTmaStore) {
-      if (sm90::thread_index() % 128 == 0) sm90::bulk_wait_group<0>();
+      if (stores_rows()) sm90::bulk_wait_group<0>();
     }
   }
 
