@@ -1,11 +1,13 @@
 // evotune export: hand the results to other code and tools.
-//   --format header (default)  the winners as a self-contained C++17 header with a lookup; every entry is
-//                              re-verified on a GPU of its model when one is present, else marked so
+//   --format header (default)  the winners as a self-contained C++17 header with a lookup and each winner's
+//                              CUBIN compiled ahead of time; every entry is re-verified on a GPU of its
+//                              model when one is present, else marked so
 //   --format csv               the trials of a run, or the evo_log view (--table evo_log)
 //   --format t4                a run as a Kernel Tuner T4 results document
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -18,6 +20,7 @@
 #include "runtime/device_properties.h"
 #include "runtime/errors.h"
 #include "templates/attention/attention_family.h"
+#include "templates/device_limits.h"
 
 #ifndef EVOTUNE_VERSION
 #define EVOTUNE_VERSION "unknown"
@@ -34,6 +37,7 @@ struct ExportOptions {
   std::int64_t run = 0;
   bool best_per_problem = false;
   bool skip_verify = false;
+  bool no_cubin = false;
 };
 
 // "9.0" -> 90, from the device properties a run recorded; 0 when none were. Properties that are not
@@ -109,23 +113,58 @@ bool reverify(evidence::TunedEntry& entry, const Config& config, const attention
   CompilerStack stack(globals);
   const harness::AttentionVerification v =
       harness::verify_attention_config(config, problem, *ordinal, stack.compiler(), seed);
+  // The header says what was checked and whether it passed; the measured errors and times vary from run to
+  // run, so they go to the terminal, not into the file (the same database must give the same header).
   std::vector<std::string> lines;
   for (const harness::VerificationCase& c : v.cases) {
-    lines.push_back(fmt::format("{} {} (seed {}): {}", &c == &v.cases.front() ? "new inputs" : "tail shape",
-                                c.problem.to_string(), c.seed,
-                                c.passed ? fmt::format("pass, max abs error {:.3g} <= {:.3g}", c.max_abs_error, c.tolerance)
-                                         : "FAIL: " + c.reason));
+    const char* what = &c == &v.cases.front() ? "new inputs" : "tail shape";
+    lines.push_back(fmt::format("{} {} (seed {}): {}", what, c.problem.to_string(), c.seed,
+                                c.passed ? std::string("pass") : "FAIL: " + c.reason));
+    fmt::print(stderr, "export:   {} {}: {}\n", what, c.problem.to_string(),
+               c.passed ? fmt::format("pass, max abs error {:.3g} <= {:.3g}", c.max_abs_error, c.tolerance)
+                        : "FAIL: " + c.reason);
   }
   if (!v.passed()) {
     entry.verification = fmt::format("{}", fmt::join(lines, "; "));
     return false;
   }
+  fmt::print(stderr, "export:   re-timed: median {:.2f} us (p10 {:.2f}, p90 {:.2f}), {:.2f}x the search's median\n",
+             v.timing->median_us, v.timing->p10_us, v.timing->p90_us, v.timing->median_us / entry.median_us);
   entry.reverified = true;
-  entry.verification = fmt::format("re-verified on {} at export:\n  {}\n  re-timed: median {:.2f} us (p10 {:.2f}, p90 {:.2f}), "
-                                   "{:.2f}x the search's median",
-                                   entry.device, fmt::join(lines, "\n  "), v.timing->median_us, v.timing->p10_us,
-                                   v.timing->p90_us, v.timing->median_us / entry.median_us);
+  entry.verification = fmt::format("re-verified on {} at export:\n  {}", entry.device, fmt::join(lines, "\n  "));
   return true;
+}
+
+// The architecture a run's device runs natively ("sm_90a" for compute capability 9.0): the target the
+// search compiled for, and the one the exported CUBIN is built for.
+std::string native_target_of(int sm) {
+  runtime::DeviceProperties p;
+  p.cc_major = sm / 10;
+  p.cc_minor = sm % 10;
+  return p.native_target();
+}
+
+// Compiles the entry's config ahead of time for its device's target, as the launcher would for any shape of
+// its head dim, dtype and causality (attention::any_shape_problem), through the cubin cache; fills the
+// entry's kernel fields. Throws UsageError when the config is not valid there or does not compile.
+void compile_ahead_of_time(evidence::TunedEntry& entry, const Config& config, const attention::Problem& problem,
+                           CompilerStack& stack) {
+  entry.target = native_target_of(entry.sm);
+  const runtime::Target target = compile_target(entry.target);
+  const DeviceLimits limits = DeviceLimits::for_target(target);
+  const attention::Problem any_shape = attention::any_shape_problem(problem.d, problem.causal, problem.dtype);
+  const runtime::Preparation preparation = attention::prepare(config, any_shape, limits, target, stack.compiler());
+  if (const runtime::Rejection* r = runtime::rejected(preparation)) {
+    throw UsageError(fmt::format("run {}'s winner {} does not compile for {}: {}", entry.run_id, entry.config_text,
+                                 entry.target, r->reason));
+  }
+  const runtime::PreparedKernel& prepared = std::get<runtime::PreparedKernel>(preparation);
+  entry.kernel_name = prepared.kernel_name;
+  entry.cubin = *prepared.cubin;
+  entry.threads = attention::threads(config);
+  entry.shared_bytes = attention::shared_bytes(config, any_shape);
+  const attention::LaunchPlan plan = attention::launch_plan(config, problem, limits);
+  for (int i = 0; i < 3; ++i) entry.grid[i] = static_cast<int>(plan.kernel.grid[static_cast<std::size_t>(i)]);
 }
 
 void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
@@ -134,11 +173,14 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
   std::map<std::int64_t, evidence::RunRow> rows;
   for (const evidence::RunRow& r : store.runs()) rows[r.id] = r;
   evidence::TunedHeaderInput input;
-  input.command = fmt::format("evotune export --db {} {} --out {}{}", opt.db,
+  // File names, not paths: exporting the same database from elsewhere gives the same bytes.
+  const std::string db_name = std::filesystem::path(opt.db).filename().string();
+  input.command = fmt::format("evotune export --db {} {} --out {}{}{}", db_name,
                               opt.run != 0 ? fmt::format("--run {}", opt.run) : std::string("--best-per-problem"),
-                              opt.out, opt.skip_verify ? " --skip-verify" : "");
-  input.generated_at = utc_timestamp();
-  input.database = opt.db;
+                              std::filesystem::path(opt.out).filename().string(), opt.skip_verify ? " --skip-verify" : "",
+                              opt.no_cubin ? " --no-cubin" : "");
+  input.database = db_name;
+  CompilerStack stack(globals);
   input.evotune_version = EVOTUNE_VERSION;
   for (const Parameter& p : attention::parameters()) {
     input.tunables.emplace_back(p.name, !p.categorical());
@@ -186,6 +228,7 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
     for (const evidence::BaselineRecord& b : store.baselines(w.run_id)) {
       if (b.median_us) e.baselines.push_back({b.name, *b.median_us});
     }
+    if (!opt.no_cubin) compile_ahead_of_time(e, config, problem, stack);
     if (!reverify(e, config, problem, opt, globals, seed)) {
       failures.push_back(fmt::format("run {} ({}): {}", e.run_id, e.problem_text, e.verification));
     }
@@ -225,6 +268,9 @@ void add_export_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--table", opt->table, "csv: trials (default) or evo_log")->check(CLI::IsMember({"trials", "evo_log"}));
   cmd->add_flag("--skip-verify", opt->skip_verify,
                 "header: do not re-verify on a GPU even when one is present (entries are marked not re-verified)");
+  cmd->add_flag("--no-cubin", opt->no_cubin,
+                "header: leave out the ahead-of-time CUBINs (a smaller header; the launcher then compiles each "
+                "config with NVRTC at run time)");
   cmd->callback([opt, &globals] {
     if (opt->format == "header" && opt->out.empty()) opt->out = "tuned_attention.h";
     refuse_database_as_output(opt->out, opt->db);
@@ -232,8 +278,8 @@ void add_export_command(CLI::App& app, const GlobalOptions& globals) {
       export_header(*opt, globals);
       return;
     }
-    if (opt->best_per_problem || opt->skip_verify) {
-      throw UsageError("--best-per-problem and --skip-verify apply to --format header");
+    if (opt->best_per_problem || opt->skip_verify || opt->no_cubin) {
+      throw UsageError("--best-per-problem, --skip-verify and --no-cubin apply to --format header");
     }
     require_database(opt->db);
     evidence::Store store(opt->db, evidence::Store::Mode::read_only);

@@ -85,6 +85,7 @@ std::map<std::string, std::string> labels_by_name(const std::string& config_text
 constexpr const char* kPreamble = R"cpp(#ifndef EVOTUNE_TUNED_ATTENTION_H
 #define EVOTUNE_TUNED_ATTENTION_H
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 
 namespace evotune_tuned {
@@ -100,7 +101,7 @@ struct AttentionProblem {
 
 constexpr const char* kLookup = R"cpp(
 // How lookup() matched: the same GPU model and problem; the same problem on another GPU of the same
-// family (compute capability); or, failing both, the nearest problem on the family (same device first).
+// family (compute capability); the nearest problem of the same kind within kMaxDistance; or none.
 enum class Match { exact, same_family, nearest_problem, none };
 
 inline const char* match_name(Match m) {
@@ -113,32 +114,48 @@ inline const char* match_name(Match m) {
 }
 
 struct Lookup {
-  const TunedAttention* entry;  // null when nothing on this family has the head dim
+  const TunedAttention* entry;  // null: no entry qualifies (run the problem-aware default instead)
   Match match;
   double distance;  // between the problems (0: same problem)
 };
 
-// The distance evotune's search uses to pick historical seeds: log2 ratios of batch x heads, query and
-// key lengths, plus 2 for another dtype, 2 for causal vs not, 1 for another GQA group.
+// The lookup contract.
+// An entry qualifies for a problem only on the same device family (sm) and with the same head dim, dtype,
+// masking and kind. A config's tiles are sized for its head dim and its shared memory for its
+// architecture; a decode config (a few query rows against a long cache: packed GQA heads, K/V split over
+// CTAs) and a prefill config are different kernels, each slow at the other's work. Among those entries the
+// problem distance ranks them, and the nearest wins (on a tie, the same GPU model) if it is within
+// kMaxDistance; farther than that, lookup returns no entry and the caller runs evotune's problem-aware
+// default (AttentionLauncher::with_default_config), which is tuned to no shape but sized for every one.
+inline constexpr int kDecodeMaxQueries = 16;  // sq <= 16 is decode: one step, or a few speculative tokens
+// In log2 units: 8x the batch x heads alone, or 2x each of batch x heads, query and key lengths.
+inline constexpr double kMaxDistance = 3.0;
+
+inline bool is_decode(const AttentionProblem& p) { return p.sq <= kDecodeMaxQueries; }
+// Causal masking is aligned bottom-right: a single query sees every key, as without masking.
+inline bool masked(const AttentionProblem& p) { return p.causal && p.sq > 1; }
+
+inline bool same_kind(const AttentionProblem& a, const AttentionProblem& b) {
+  return a.d == b.d && a.bf16 == b.bf16 && masked(a) == masked(b) && is_decode(a) == is_decode(b);
+}
+
+// log2 ratios of batch x heads, query and key lengths, plus 1 for another GQA group size.
 inline double problem_distance(const AttentionProblem& a, const AttentionProblem& b) {
   auto log_ratio = [](double x, double y) { return std::fabs(std::log2(x / y)); };
   double d = log_ratio(double(a.b) * a.hq, double(b.b) * b.hq) + log_ratio(a.sq, b.sq) + log_ratio(a.skv, b.skv);
-  if (a.bf16 != b.bf16) d += 2;
-  if (a.causal != b.causal) d += 2;
   if (a.hq / a.hkv != b.hq / b.hkv) d += 1;
   return d;
 }
 
 // The entry to run `problem` with on a GPU named `device` (the driver's name, e.g. from
-// cudaGetDeviceProperties) of compute capability `sm` (e.g. 90). Only entries of the same family
-// (sm) and head dim qualify: a config's tiles are sized for its head dim and its shared memory for its
-// architecture. Among those, the nearest problem wins, and on a tie the same GPU model.
+// cudaGetDeviceProperties) of compute capability `sm` (e.g. 90), by the contract above.
 inline Lookup lookup(const char* device, int sm, const AttentionProblem& problem) {
   Lookup best{nullptr, Match::none, 0.0};
   bool best_same_device = false;
   for (const TunedAttention& e : kEntries) {
-    if (e.sm != sm || e.problem.d != problem.d) continue;
+    if (e.sm != sm || !same_kind(e.problem, problem)) continue;
     const double distance = problem_distance(e.problem, problem);
+    if (distance > kMaxDistance) continue;
     const bool same_device = std::strcmp(e.device, device) == 0;
     if (best.entry != nullptr &&
         (distance > best.distance || (distance == best.distance && (best_same_device || !same_device)))) {
@@ -155,25 +172,38 @@ inline Lookup lookup(const char* device, int sm, const AttentionProblem& problem
 #endif  // EVOTUNE_TUNED_ATTENTION_H
 )cpp";
 
+// The CUBIN as the initializer of an unsigned char array: decimal bytes, 32 to a line.
+std::string byte_array(const std::vector<char>& bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 4 + bytes.size() / 8);
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (i % 32 == 0) out += "\n   ";
+    out += ' ';
+    out += std::to_string(static_cast<unsigned char>(bytes[i]));
+    out += ',';
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string render_tuned_header(const TunedHeaderInput& in) {
   if (in.entries.empty()) throw std::invalid_argument("no entries to export");
   std::string out;
   out += fmt::format(
-      "// Attention configs tuned by evotune {}: the winners of searches on real GPUs.\n"
-      "// Generated {} from {} by:\n//   {}\n"
-      "// Do not edit; export again. Self-contained C++17 (no other header of evotune is needed).\n"
+      "// Attention kernels tuned by evotune {}: the winners of searches on real GPUs, with their CUBINs.\n"
+      "// Exported from {} by:\n//   {}\n"
+      "// Do not edit; export again (the same database gives the same bytes). Self-contained C++17.\n"
       "//\n"
       "// Use:\n"
       "//   evotune_tuned::Lookup found = evotune_tuned::lookup(device_name, sm, {{b, hq, hkv, sq, skv, d, causal, bf16}});\n"
       "//   if (found.entry) {{ auto launcher = evotune::AttentionLauncher::from_tuned(*found.entry); ... }}\n"
-      "// (evotune's launcher library, runtime/attention_launcher.h), or read entry->tunables.\n"
+      "// (evotune's launcher library, runtime/attention_launcher.h: it loads the CUBIN with the CUDA driver\n"
+      "// alone; no NVRTC), or load entry->cubin yourself: cuModuleLoadData, then entry->kernel.\n"
       "//\n"
       "// Times are medians of CUDA-event-timed launches with L2 flushed before each, measured during the\n"
       "// search on the GPU named; TFLOP/s counts 4*b*hq*sq*skv*d, causal as the visible fraction.\n",
-      comment_text(in.evotune_version), comment_text(in.generated_at), comment_text(in.database),
-      comment_text(in.command));
+      comment_text(in.evotune_version), comment_text(in.database), comment_text(in.command));
   out += kPreamble;
 
   out += "// The tunables of evotune's attention family (`evotune search --help`; README, \"The attention family\").\n";
@@ -193,6 +223,14 @@ std::string render_tuned_header(const TunedHeaderInput& in) {
   long long run_id;    // in the evidence database the header was exported from
   int trial;           // the trial's seq in that run
   bool reverified;     // checked again on this GPU model, new inputs and a tail shape, at export
+  // The kernel, compiled ahead of time for one exact target; it serves any batch, head count and lengths
+  // of this head dim, dtype and causality (the grid is planned per call by evotune's launcher).
+  const char* target;          // e.g. "sm_90a": the CUBIN loads only on a device of exactly this architecture
+  const char* kernel;          // the attention kernel's name in the CUBIN
+  int threads;                 // per CTA
+  int shared_bytes;            // dynamic shared memory per CTA
+  const unsigned char* cubin;  // null when exported with --no-cubin
+  std::size_t cubin_size;
 };
 
 )cpp";
@@ -238,13 +276,24 @@ std::string render_tuned_header(const TunedHeaderInput& in) {
       if (b.name.rfind("sdpa_", 0) == 0 && b.median_us > 0 && (library == 0 || b.median_us < library))
         library = b.median_us;
     }
+    const bool has_cubin = !e.cubin.empty();
+    if (has_cubin) {
+      out += fmt::format("//   ahead of time: {} bytes of CUBIN for {}, {} threads, {} bytes of shared memory per CTA; "
+                         "grid ({}, {}, {}) for this problem\n",
+                         e.cubin.size(), comment_text(e.target), e.threads, e.shared_bytes, e.grid[0], e.grid[1],
+                         e.grid[2]);
+      out += fmt::format("alignas(64) inline constexpr unsigned char kCubin{}[] = {{{}}};\n", i, byte_array(e.cubin));
+    } else {
+      out += "//   no CUBIN (exported with --no-cubin): the launcher compiles the config with NVRTC\n";
+    }
     out += fmt::format(
         "inline constexpr TunedAttention kEntry{} = {{\n    {}, {},\n    {{{}, {}, {}, {}, {}, {}, {}, {}}},\n    {},\n"
-        "    {{{}}},\n    {}, {}, {}, {}, {}, {}, {}, {}, {}}};\n\n",
+        "    {{{}}},\n    {}, {}, {}, {}, {}, {}, {}, {}, {},\n    {}, {}, {}, {}, {}, {}}};\n\n",
         i, literal(e.device), e.sm, e.b, e.hq, e.hkv, e.sq, e.skv, e.d, e.causal ? "true" : "false",
         e.bf16 ? "true" : "false", literal(e.config_text), tunables, number(e.median_us), number(e.p10_us),
         number(e.p90_us), number(e.tflops), number(baseline), number(library), e.run_id, e.trial_seq,
-        e.reverified ? "true" : "false");
+        e.reverified ? "true" : "false", literal(e.target), literal(e.kernel_name), e.threads, e.shared_bytes,
+        has_cubin ? fmt::format("kCubin{}", i) : std::string("nullptr"), has_cubin ? fmt::format("sizeof(kCubin{})", i) : "0");
   }
   out += "inline constexpr TunedAttention kEntries[] = {";
   for (std::size_t i = 0; i < in.entries.size(); ++i) out += fmt::format("{}kEntry{}", i ? ", " : "", i);

@@ -1,12 +1,15 @@
 #pragma once
 // `evotune export --format header`: the winners of searches as one self-contained C++17 header that
 // production code includes. Per (device, problem) a constexpr entry with the winning config (as the
-// text evotune's launcher compiles and as typed fields), commented with where it came from (device,
-// run, trial, measured time, TFLOP/s, speedup over the baselines measured in that run, whether it was
-// re-verified on a GPU at export); plus `lookup(device, sm, problem)`, which falls back from an exact
-// match to the same device family and then to the nearest problem.
+// text evotune's launcher compiles and as typed fields) and, ahead of time, its kernel: the CUBIN for the
+// device's exact target, the kernel's name in it, its block size and shared memory. Each entry is
+// commented with where it came from (device, run, trial, measured time, TFLOP/s, speedup over the
+// baselines measured in that run, whether it was re-verified on a GPU at export). Plus
+// `lookup(device, sm, problem)` with a contract: the exact problem, else the nearest one of the same kind
+// within kMaxDistance, else none (README, "Using a tuned kernel").
 //
-// Pure text from plain data: the caller (cli/cmd_export.cpp) gathers the entries and verifies them.
+// Pure text from plain data, and deterministic: the same input gives the same bytes (no clock, no
+// absolute path). The caller (cli/cmd_export.cpp) gathers the entries, compiles and verifies them.
 #include <cstdint>
 #include <optional>
 #include <map>
@@ -37,12 +40,18 @@ struct TunedEntry {
   std::vector<TunedBaseline> baselines;  // measured in the same run; empty when none was
   bool reverified = false;
   std::string verification;  // one or more lines: what the re-verification did and found, or why none ran
+  // The kernel ahead of time; cubin empty: exported without (the launcher then needs NVRTC).
+  std::string target;        // e.g. "sm_90a"
+  std::string kernel_name;   // the attention kernel's lowered name in the CUBIN
+  int threads = 0;           // per CTA
+  int shared_bytes = 0;      // dynamic shared memory per CTA
+  int grid[3] = {0, 0, 0};   // the attention kernel's grid for this entry's own problem (a comment)
+  std::vector<char> cubin;
 };
 
 struct TunedHeaderInput {
-  std::string command;       // the command line that regenerates the header
-  std::string generated_at;  // UTC timestamp
-  std::string database;
+  std::string command;   // the command line that regenerates the header (file names, not paths)
+  std::string database;  // its file name
   std::string evotune_version;
   // The attention family's tunables in order; true where the values are numbers (an int field), false
   // for categorical ones (a const char* field holding the label).

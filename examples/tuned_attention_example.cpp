@@ -1,17 +1,21 @@
-// End to end, as production code would use evotune's output: pick the tuned config for this GPU and
-// problem from a header written by `evotune export`, JIT-compile and launch it with the launcher
-// library on our own buffers and stream, check the output against an independent CPU fp64 reference,
-// and time it the way the search did, to compare with the time the header records.
+// End to end, as production code would use evotune's output: pick the tuned kernel for this GPU and
+// problem from a header written by `evotune export`, load its CUBIN ahead of time and launch it with the
+// launcher library on our own buffers and stream (no NVRTC: the program says whether the compiler's
+// library is mapped into the process), check the output against an independent CPU fp64 reference, and
+// time it the way the search did, to compare with the time the header records.
 //
 //   tuned_attention_example [b=4,hq=16,hkv=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16]
 //
-// Without a problem it runs the first entry's. Exit: 0 pass, 1 wrong output, 2 bad input or no entry
-// for this GPU, 3 no CUDA driver or device.
+// Without a problem it runs the first entry's. EVOTUNE_JIT=1 lets the launcher compile the entry's config
+// with NVRTC when its CUBIN is for another architecture. Exit: 0 pass, 1 wrong output, 2 bad input or no
+// entry within the header's lookup contract, 3 no CUDA driver or device.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -135,6 +139,16 @@ RowErrors check_row(const AttentionProblem& p, const ElementType& type, const st
   return e;
 }
 
+// Whether NVRTC's library is mapped into this process: the kernel came from the CUBIN alone.
+bool nvrtc_mapped() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find("libnvrtc") != std::string::npos) return true;
+  }
+  return false;
+}
+
 int run(int argc, char** argv) {
   std::string reason;
   if (!evotune::runtime::driver_available(&reason)) {
@@ -147,7 +161,10 @@ int run(int argc, char** argv) {
   const evotune_tuned::Lookup found = evotune_tuned::lookup(device.name.c_str(), sm, problem);
   std::printf("device   %s (sm_%d)\nproblem  %s\n", device.name.c_str(), sm, describe(problem).c_str());
   if (found.entry == nullptr) {
-    std::fprintf(stderr, "tuned_attention_example: the header has no entry for sm_%d and d=%d\n", sm, problem.d);
+    std::fprintf(stderr,
+                 "tuned_attention_example: the header has no entry for this problem on sm_%d within its lookup "
+                 "contract (same head dim, dtype, masking and decode/prefill kind; distance <= %.1f)\n",
+                 sm, evotune_tuned::kMaxDistance);
     return 2;
   }
   const evotune_tuned::TunedAttention& entry = *found.entry;
@@ -156,11 +173,17 @@ int run(int argc, char** argv) {
               describe(entry.problem).c_str(), entry.reverified ? ", re-verified at export" : ", not re-verified",
               entry.config);
 
-  evotune::AttentionLauncher launcher = evotune::AttentionLauncher::from_tuned(entry);
+  evotune::AttentionLauncherOptions options;
+  const char* jit = std::getenv("EVOTUNE_JIT");
+  options.jit_fallback = jit != nullptr && std::string(jit) == "1";
+  evotune::AttentionLauncher launcher = evotune::AttentionLauncher::from_tuned(entry, options);
+  const std::string origin =
+      launcher.ahead_of_time() ? "loaded ahead of time from the header's CUBIN"
+      : launcher.loaded_from_cache()
+          ? "loaded from the disk cache"
+          : "compiled by NVRTC in " + std::to_string(launcher.compile_seconds()) + " s";
   std::printf("kernel   %s for %s, %d registers, %s\n", launcher.config().c_str(), launcher.target().c_str(),
-              launcher.registers(),
-              launcher.loaded_from_cache() ? "loaded from the disk cache"
-                                           : ("compiled by NVRTC in " + std::to_string(launcher.compile_seconds()) + " s").c_str());
+              launcher.registers(), origin.c_str());
 
   // Our own buffers and stream, as an application owns them.
   const ElementType type{problem.bf16};
@@ -202,6 +225,7 @@ int run(int argc, char** argv) {
   const double floor = std::ldexp(0.25, std::ilogb(std::max(worst.max_reference, 1e-30)) - type.mantissa_bits());
   const double tolerance = 2 * worst.same_precision + floor;
   const bool passed = non_finite == 0 && worst.kernel <= tolerance;
+  std::printf("nvrtc    %s\n", nvrtc_mapped() ? "loaded in this process" : "not loaded (no libnvrtc in /proc/self/maps)");
   std::printf("check    %zu sampled rows vs CPU fp64: max abs error %.3g (tolerance %.3g = 2 x same-precision "
               "error %.3g + floor %.3g); %zu of %zu outputs not finite: %s\n",
               rows.size(), worst.kernel, tolerance, worst.same_precision, floor, non_finite, o.size(),

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <utility>
 
@@ -28,6 +29,7 @@ struct AttentionLauncher::Impl {
   std::optional<runtime::Kernel> combine;  // split-KV configs
   bool programmatic_combine = false;        // attention::programmatic_combine
   bool from_cache = false;
+  bool ahead_of_time = false;
   double compile_seconds = 0;
   int registers = 0;
   float softmax_scale = 0;
@@ -66,22 +68,21 @@ bool same_shape(const AttentionShape& a, const AttentionShape& b) {
 
 }  // namespace
 
-AttentionLauncher::AttentionLauncher(std::string_view config, int head_dim, bool causal, bool bf16,
-                                     const AttentionLauncherOptions& options)
-    : impl_(std::make_unique<Impl>()) {
+void AttentionLauncher::begin(std::string_view config, int head_dim, bool causal, bool bf16,
+                              const AttentionLauncherOptions& options) {
   Impl& m = *impl_;
   m.config = attention::parse_config(config);
   m.config_text = attention::format(m.config);
   m.props = runtime::query_device(options.device);
-  // The kernel's validity does not depend on the lengths and head counts: the rules that do (pack_gqa
-  // needs GQA, splits at most the K/V blocks) say whether a config is worth running for a problem, and
-  // the kernel computes any shape correctly either way (one query head per KV head packs trivially;
-  // chunks past the last K/V block are empty). So the stand-in problem is a GQA one with a long cache.
-  m.compiled_for =
-      attention::Problem::parse(fmt::format("b=1,hq=2,hkv=1,sq=1,skv=65536,d={},causal={},dtype={}", head_dim,
-                                            causal ? 1 : 0, bf16 ? "bf16" : "fp16"));
+  m.compiled_for = attention::any_shape_problem(head_dim, causal, bf16 ? attention::DType::bf16 : attention::DType::fp16);
+  m.compiled_for.validate();  // a head dim the family has no kernel for: UsageError
   m.target = m.props.native_target();
   m.context.emplace(options.device);
+  m.softmax_scale = options.softmax_scale;
+}
+
+void AttentionLauncher::compile_for_device(const AttentionLauncherOptions& options) {
+  Impl& m = *impl_;
   // The search's own prepare stage: the same rules, compile and spill verdict, so a launcher never runs a
   // kernel the search would not have.
   runtime::NvrtcCompiler nvrtc;
@@ -102,15 +103,54 @@ AttentionLauncher::AttentionLauncher(std::string_view config, int head_dim, bool
   const runtime::PreparedKernel& prepared = std::get<runtime::PreparedKernel>(preparation);
   m.from_cache = !prepared.compiled_now;
   m.compile_seconds = m.from_cache ? 0.0 : prepared.compile_seconds;
-  m.registers = prepared.resources.registers;
   m.module.emplace(*prepared.cubin, m.config_text);
-  m.kernel.emplace(m.module->kernel(prepared.kernel_name));
+  take_kernels(prepared.kernel_name);
+}
+
+void AttentionLauncher::take_kernels(const std::string& kernel_name) {
+  Impl& m = *impl_;
+  m.kernel.emplace(m.module->kernel(kernel_name));
+  m.registers = m.kernel->attributes().registers_per_thread;
   if (m.config.at("splits") != 1 && m.config.at("combine") == attention::kCombineKernel) {
     m.combine.emplace(m.module->kernel("attention_combine"));
     m.programmatic_combine = attention::programmatic_combine(*m.combine);
   }
   m.kernel->set_max_dynamic_shared_bytes(attention::shared_bytes(m.config, m.compiled_for));
-  m.softmax_scale = options.softmax_scale;
+}
+
+AttentionLauncher::AttentionLauncher(std::string_view config, int head_dim, bool causal, bool bf16,
+                                     const AttentionLauncherOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  begin(config, head_dim, causal, bf16, options);
+  compile_for_device(options);
+}
+
+AttentionLauncher::AttentionLauncher(const PrecompiledKernel& kernel, const AttentionLauncherOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  begin(kernel.config, kernel.head_dim, kernel.causal, kernel.bf16, options);
+  Impl& m = *impl_;
+  const bool has_cubin = kernel.cubin != nullptr && kernel.cubin_size > 0 && !kernel.kernel_name.empty();
+  if (!has_cubin || kernel.target != m.target) {
+    const std::string why =
+        has_cubin ? fmt::format("its CUBIN is for {}, and device {} ({}) is {}", kernel.target, m.props.ordinal,
+                                m.props.name, m.target)
+                  : std::string("it was exported without a CUBIN");
+    if (!options.jit_fallback) {
+      throw std::runtime_error(fmt::format("cannot run the tuned kernel {} ahead of time: {}; export it on or for "
+                                           "this GPU, or set jit_fallback to compile it with NVRTC",
+                                           m.config_text, why));
+    }
+    compile_for_device(options);
+    return;
+  }
+  // The rules a compile would have checked (shared memory, registers per SM, the config's own consistency):
+  // an entry exported for this target passed them there, but a sibling GPU of the family may have less.
+  if (std::optional<std::string> why = attention::invalid_reason(m.config, m.compiled_for, DeviceLimits::from(m.props))) {
+    throw UsageError(fmt::format("cannot run config {} on {}: {}", m.config_text, m.props.name, *why));
+  }
+  m.ahead_of_time = true;
+  m.module.emplace(std::span<const char>(static_cast<const char*>(kernel.cubin), kernel.cubin_size), m.config_text);
+  take_kernels(std::string(kernel.kernel_name));
 }
 
 AttentionLauncher AttentionLauncher::with_default_config(const AttentionShape& shape,
@@ -217,6 +257,7 @@ int AttentionLauncher::splits(const AttentionShape& shape) const {
 
 const std::string& AttentionLauncher::config() const { return impl_->config_text; }
 const std::string& AttentionLauncher::target() const { return impl_->target; }
+bool AttentionLauncher::ahead_of_time() const { return impl_->ahead_of_time; }
 bool AttentionLauncher::loaded_from_cache() const { return impl_->from_cache; }
 double AttentionLauncher::compile_seconds() const { return impl_->compile_seconds; }
 int AttentionLauncher::registers() const { return impl_->registers; }

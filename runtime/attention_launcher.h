@@ -1,8 +1,12 @@
 #pragma once
-// evotune's launcher library: runs a tuned attention config in production code. Given a config (an
-// entry of a header written by `evotune export`, or config text) it JIT-compiles the kernel for the
-// device with NVRTC, through the same disk cache the search fills, and launches it on caller-owned
-// device buffers and a caller-owned stream.
+// evotune's launcher library: runs a tuned attention config in production code, on caller-owned device
+// buffers and a caller-owned stream. Two ways to get the kernel:
+//   - ahead of time: an entry of a header written by `evotune export` carries its CUBIN for one exact
+//     target (sm_90a on an H100); from_tuned() loads it with the driver alone. NVRTC is never loaded.
+//   - just in time: from config text (or, for a device the entry was not compiled for, from_tuned with
+//     jit_fallback), compiled for the device with NVRTC through the disk cache the search fills. NVRTC
+//     is opened at run time by the first compile (runtime/nvrtc_library.h), so only programs that
+//     compile need it installed.
 //
 // Public API: this header needs only <cuda.h> (for CUdeviceptr and CUstream) and the C++ standard
 // library; link evotune_launcher. The kernel runs in the device's primary context, the one the CUDA
@@ -30,6 +34,22 @@ struct AttentionLauncherOptions {
   std::string cache_dir;       // empty: $EVOTUNE_CACHE_DIR, $XDG_CACHE_HOME/evotune or ~/.cache/evotune
   bool use_cache = true;       // false: compile with NVRTC every time, touch no cache
   float softmax_scale = 0.0f;  // 0: 1/sqrt(d)
+  // from_tuned on a device the entry's CUBIN was not compiled for (another architecture), or an entry
+  // exported without one: true compiles the entry's config with NVRTC for this device; false (the
+  // default) throws, so a program never compiles unless it asked to.
+  bool jit_fallback = false;
+};
+
+// A kernel compiled ahead of time: what `evotune export` embeds per entry.
+struct PrecompiledKernel {
+  std::string_view config;       // the config the CUBIN was compiled from, every tunable named
+  int head_dim = 128;
+  bool causal = false;
+  bool bf16 = false;
+  std::string_view target;       // the CUBIN's architecture, e.g. "sm_90a"; the device must be exactly it
+  std::string_view kernel_name;  // the attention kernel's name in the CUBIN
+  const void* cubin = nullptr;
+  std::size_t cubin_size = 0;
 };
 
 class AttentionLauncher {
@@ -48,11 +68,25 @@ class AttentionLauncher {
   static AttentionLauncher with_default_config(const AttentionShape& shape,
                                                const AttentionLauncherOptions& options = {});
 
-  // From an entry of an exported header (anything with `config` text and a `problem` holding d,
-  // causal and bf16), e.g. `AttentionLauncher::from_tuned(*evotune_tuned::lookup(...).entry)`.
+  // Loads a kernel compiled ahead of time; no NVRTC. Throws std::runtime_error when the device is not of
+  // the kernel's target (unless options.jit_fallback: then the config is compiled for it), the CUBIN does
+  // not load or lacks the kernel, or the config is invalid for the device.
+  explicit AttentionLauncher(const PrecompiledKernel& kernel, const AttentionLauncherOptions& options = {});
+
+  // From an entry of an exported header, e.g. `AttentionLauncher::from_tuned(*evotune_tuned::lookup(...).entry)`:
+  // its embedded CUBIN (see the PrecompiledKernel constructor).
   template <typename TunedEntry>
   static AttentionLauncher from_tuned(const TunedEntry& entry, const AttentionLauncherOptions& options = {}) {
-    return AttentionLauncher(entry.config, entry.problem.d, entry.problem.causal, entry.problem.bf16, options);
+    PrecompiledKernel kernel;
+    kernel.config = entry.config;
+    kernel.head_dim = entry.problem.d;
+    kernel.causal = entry.problem.causal;
+    kernel.bf16 = entry.problem.bf16;
+    kernel.target = entry.target;
+    kernel.kernel_name = entry.kernel;
+    kernel.cubin = entry.cubin;
+    kernel.cubin_size = entry.cubin_size;
+    return AttentionLauncher(kernel, options);
   }
 
   ~AttentionLauncher();
@@ -81,6 +115,7 @@ class AttentionLauncher {
   // The config with every tunable named, the target, and where the kernel came from.
   const std::string& config() const;
   const std::string& target() const;
+  bool ahead_of_time() const;      // true: loaded from a PrecompiledKernel's CUBIN, nothing compiled
   bool loaded_from_cache() const;  // true: the disk cache had it; false: NVRTC compiled it now
   double compile_seconds() const;  // NVRTC time (0 when loaded from the cache)
   int registers() const;
@@ -88,6 +123,10 @@ class AttentionLauncher {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  // The constructors' steps: what both share; the JIT compile; the module's kernels, once loaded.
+  void begin(std::string_view config, int head_dim, bool causal, bool bf16, const AttentionLauncherOptions& options);
+  void compile_for_device(const AttentionLauncherOptions& options);
+  void take_kernels(const std::string& kernel_name);
 };
 
 }  // namespace evotune

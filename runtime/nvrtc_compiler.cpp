@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "runtime/nvrtc_library.h"
 #include "runtime/sha256.h"
 
 #ifndef EVOTUNE_BUILD_CUDA_INCLUDE
@@ -26,14 +27,14 @@ namespace {
 
 void check_nvrtc(nvrtcResult result, const char* call, const std::string& label) {
   if (result != NVRTC_SUCCESS) {
-    throw std::runtime_error(fmt::format("{} failed: {} [{}]", call, nvrtcGetErrorString(result), label));
+    throw std::runtime_error(fmt::format("{} failed: {} [{}]", call, nvrtc().nvrtcGetErrorString(result), label));
   }
 }
 
 // Owns an nvrtcProgram so that every exit path destroys it.
 struct ProgramDeleter {
   void operator()(nvrtcProgram* p) const {
-    nvrtcDestroyProgram(p);
+    nvrtc().nvrtcDestroyProgram(p);
     delete p;
   }
 };
@@ -41,9 +42,9 @@ using ProgramHandle = std::unique_ptr<nvrtcProgram, ProgramDeleter>;
 
 std::string program_log(nvrtcProgram program) {
   std::size_t size = 0;
-  if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size == 0) return {};
+  if (nvrtc().nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size == 0) return {};
   std::string log(size, '\0');
-  nvrtcGetProgramLog(program, log.data());
+  nvrtc().nvrtcGetProgramLog(program, log.data());
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
   return log;
 }
@@ -172,15 +173,15 @@ std::map<std::string, ResourceUsage> parse_ptxas_report(const std::string& log) 
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
+  nvrtc().nvrtcVersion(&major, &minor);
   return fmt::format("{}.{}", major, minor);
 }
 
 std::vector<int> nvrtc_supported_architectures() {
   int count = 0;
-  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) return {};
+  if (nvrtc().nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) return {};
   std::vector<int> archs(static_cast<std::size_t>(count));
-  if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return {};
+  if (nvrtc().nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return {};
   return archs;
 }
 
@@ -249,11 +250,11 @@ CompileResult NvrtcCompiler::compile(const CompileRequest& request) {
     header_texts.push_back(text.c_str());
   }
   ProgramHandle program(new nvrtcProgram{});
-  check_nvrtc(nvrtcCreateProgram(program.get(), request.source.c_str(), request.source_name.c_str(),
+  check_nvrtc(nvrtc().nvrtcCreateProgram(program.get(), request.source.c_str(), request.source_name.c_str(),
                                  static_cast<int>(header_texts.size()), header_texts.data(), header_names.data()),
               "nvrtcCreateProgram", label);
   for (const std::string& expression : request.name_expressions) {
-    check_nvrtc(nvrtcAddNameExpression(*program, expression.c_str()), "nvrtcAddNameExpression", label);
+    check_nvrtc(nvrtc().nvrtcAddNameExpression(*program, expression.c_str()), "nvrtcAddNameExpression", label);
   }
 
   std::vector<std::string> options = effective_options(request);
@@ -262,22 +263,22 @@ CompileResult NvrtcCompiler::compile(const CompileRequest& request) {
 
   auto start = std::chrono::steady_clock::now();
   ++invocations_;
-  nvrtcResult status = nvrtcCompileProgram(*program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
+  nvrtcResult status = nvrtc().nvrtcCompileProgram(*program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
   CompileResult result;
   result.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.log = program_log(*program);
   if (status != NVRTC_SUCCESS) {
-    throw CompileError(fmt::format("NVRTC could not compile {}: {}\n{}", label, nvrtcGetErrorString(status), result.log),
+    throw CompileError(fmt::format("NVRTC could not compile {}: {}\n{}", label, nvrtc().nvrtcGetErrorString(status), result.log),
                        result.log, result.compile_seconds);
   }
 
   std::size_t cubin_size = 0;
-  check_nvrtc(nvrtcGetCUBINSize(*program, &cubin_size), "nvrtcGetCUBINSize", label);
+  check_nvrtc(nvrtc().nvrtcGetCUBINSize(*program, &cubin_size), "nvrtcGetCUBINSize", label);
   result.cubin.resize(cubin_size);
-  check_nvrtc(nvrtcGetCUBIN(*program, result.cubin.data()), "nvrtcGetCUBIN", label);
+  check_nvrtc(nvrtc().nvrtcGetCUBIN(*program, result.cubin.data()), "nvrtcGetCUBIN", label);
   for (const std::string& expression : request.name_expressions) {
     const char* lowered = nullptr;
-    check_nvrtc(nvrtcGetLoweredName(*program, expression.c_str(), &lowered), "nvrtcGetLoweredName", label);
+    check_nvrtc(nvrtc().nvrtcGetLoweredName(*program, expression.c_str(), &lowered), "nvrtcGetLoweredName", label);
     result.lowered_names[expression] = lowered;
   }
   result.resources = parse_ptxas_report(result.log);

@@ -8,9 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
 rm -rf build-device
-mkdir -p build-device/cli build-device/tests build-device/examples
+mkdir -p build-device/cli build-device/tests build-device/examples build-device/runtime
 cp "$build/cli/evotune" build-device/cli/
 cp "$build/tests/evotune_tests" build-device/tests/
 cp "$build/examples/tuned_attention_example" "$build/examples/tuned_attention_header.txt" build-device/examples/
+cp "$build/runtime/libevotune_capi.so" build-device/runtime/
 cp "$build/source_commit.txt" build-device/
 du -sh build-device

@@ -97,8 +97,32 @@ TEST(ExportHeader, RealSearchDatabaseGivesAHeaderThatCompilesAloneAsCpp17) {
       text.find(
           R"({"mma_sync", 64, 64, 4, 2, "light", "swizzled", 16, "regs", 1, "off", 1, 1, 1, "kernel", "off", "off", 0, "grid", 1, "threads"})"),
       std::string::npos);
+  // Ahead of time: the winner's CUBIN for the H100's exact target, with its kernel's name.
+  EXPECT_NE(text.find("bytes of CUBIN for sm_90a, 128 threads"), std::string::npos) << text.substr(0, 6000);
+  EXPECT_NE(text.find("alignas(64) inline constexpr unsigned char kCubin0[] = {\n    127, 69, 76, 70,"),
+            std::string::npos);
+  EXPECT_NE(text.find("\"sm_90a\", \"_Z"), std::string::npos);
+  EXPECT_NE(text.find("kCubin0, sizeof(kCubin0)}"), std::string::npos);
   Ran compile = run_command("g++ -std=c++17 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -x c++ " + header.string());
   EXPECT_EQ(compile.code, 0) << compile.output;
+
+  // Deterministic: the same database, exported again from another folder under other path spellings, gives
+  // the same bytes (no clock, no absolute path in the file).
+  {
+    const fs::path other = dir.path() / "elsewhere";
+    fs::create_directories(other);
+    fs::copy_file(db, other / "search.db");
+    Ran again = run_command("cd " + other.string() + "/.. && " + evotune_binary() + " export --db elsewhere/search.db --out " +
+                            "elsewhere/tuned_attention.h --skip-verify");
+    ASSERT_EQ(again.code, 0) << again.output;
+    EXPECT_EQ(file_text(other / "tuned_attention.h"), text);
+  }
+  // --no-cubin: the same entries, each saying the launcher will compile it.
+  r = run_command(evotune_binary() + " export --db " + db.string() + " --out " + (dir.path() / "jit.h").string() +
+                  " --skip-verify --no-cubin");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(file_text(dir.path() / "jit.h").find("no CUBIN (exported with --no-cubin)"), std::string::npos);
+  EXPECT_NE(file_text(dir.path() / "jit.h").find("nullptr, 0}"), std::string::npos);
 
   // With a baseline recorded in the run (schema 2), the header states the speedup over it.
   {
@@ -123,7 +147,7 @@ TEST(ExportHeader, WithoutAGpuEntriesAreMarkedNotReverified) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(file_text(header).find("not re-verified: no GPU at export"), std::string::npos);
   EXPECT_NE(file_text(header).find("bool reverified;"), std::string::npos);
-  EXPECT_NE(file_text(header).find(", false};"), std::string::npos) << "the entry's reverified field";
+  EXPECT_NE(file_text(header).find(", false,\n    \"sm_90a\""), std::string::npos) << "the entry's reverified field";
 }
 
 TEST(ExportHeader, BadRequestsAreOneLineErrorsAndWriteNothing) {
@@ -141,9 +165,10 @@ TEST(ExportHeader, BadRequestsAreOneLineErrorsAndWriteNothing) {
   EXPECT_FALSE(fs::exists(header));
 }
 
-// The lookup, compiled and run: exact match; the same problem on a sibling GPU of the family; the
-// nearest problem, same device first on a tie; never another family or head dim.
-TEST(ExportHeader, LookupFallsBackToTheDeviceFamilyThenTheNearestProblem) {
+// The lookup contract, compiled and run: the exact problem; the same problem on a sibling GPU of the family;
+// else the nearest problem of the same kind (head dim, dtype, masking, decode or prefill) within
+// kMaxDistance, same device first on a tie; else none. Never another family.
+TEST(ExportHeader, LookupKeepsItsContract) {
   evotune::evidence::TunedHeaderInput input;
   input.command = "test";
   input.tunables = {{"mma", false}, {"block_m", true}};
@@ -154,7 +179,11 @@ TEST(ExportHeader, LookupFallsBackToTheDeviceFamilyThenTheNearestProblem) {
       entry("NVIDIA H100 PCIe", 90, 1, 512, 128, false, "scalar"),          // 3
       entry("NVIDIA A100-SXM4-80GB", 80, 4, 4096, 128, true, "mma_sync"),   // 4
       entry("NVIDIA H100 80GB HBM3", 90, 4, 4096, 64, true, "mma_sync"),    // 5
+      entry("NVIDIA H100 80GB HBM3", 90, 32, 1, 128, false, "mma_sync"),    // 6: decode, sq=1 ...
   };
+  input.entries[6].skv = 4096;  // ... against a 4096-key cache, GQA group 4
+  input.entries[6].hq = 32;
+  input.entries[6].hkv = 8;
   evotune::testing::TempDir dir;
   {
     std::ofstream(dir.path() / "tuned_attention.h") << evotune::evidence::render_tuned_header(input);
@@ -164,18 +193,30 @@ TEST(ExportHeader, LookupFallsBackToTheDeviceFamilyThenTheNearestProblem) {
 using namespace evotune_tuned;
 void show(const char* device, int sm, AttentionProblem p) {
   Lookup l = lookup(device, sm, p);
-  std::printf("%ld %s\n", l.entry ? long(l.entry - kEntries) : -1L, match_name(l.match));
+  std::printf("%ld %s %.2f\n", l.entry ? long(l.entry - kEntries) : -1L, match_name(l.match), l.distance);
 }
 int main() {
-  show("NVIDIA H100 80GB HBM3", 90, {4, 16, 16, 4096, 4096, 128, true, false});
+  const char* h100 = "NVIDIA H100 80GB HBM3";
+  show(h100, 90, {4, 16, 16, 4096, 4096, 128, true, false});
   show("NVIDIA H100 NVL", 90, {1, 16, 16, 512, 512, 128, false, false});
-  show("NVIDIA H100 80GB HBM3", 90, {2, 16, 16, 1024, 1024, 128, true, false});
-  show("NVIDIA H100 80GB HBM3", 90, {8, 16, 16, 4096, 4096, 128, true, false});
+  show(h100, 90, {2, 16, 16, 1024, 1024, 128, true, false});
+  show(h100, 90, {8, 16, 16, 4096, 4096, 128, true, false});
   show("NVIDIA H100 PCIe", 90, {1, 16, 16, 512, 512, 128, false, false});
-  show("NVIDIA A100-SXM4-40GB", 80, {1, 16, 16, 512, 512, 128, false, false});
-  show("NVIDIA H100 80GB HBM3", 90, {4, 16, 16, 4096, 4096, 64, false, false});
+  show("NVIDIA A100-SXM4-40GB", 80, {1, 16, 16, 512, 512, 128, true, false});
+  show(h100, 90, {4, 16, 16, 4096, 4096, 64, true, false});
   show("NVIDIA L4", 89, {4, 16, 16, 4096, 4096, 128, true, false});
-  show("NVIDIA H100 80GB HBM3", 90, {1, 16, 16, 4096, 4096, 256, true, false});
+  show(h100, 90, {1, 16, 16, 4096, 4096, 256, true, false});
+  show(h100, 90, {4, 16, 16, 4096, 4096, 128, true, true});
+  show(h100, 90, {4, 16, 16, 4096, 4096, 64, false, false});
+  show(h100, 90, {1, 16, 16, 512, 512, 128, true, false});
+  show(h100, 90, {1, 16, 16, 256, 256, 128, true, false});
+  show(h100, 90, {4, 16, 4, 4096, 4096, 128, true, false});
+  show(h100, 90, {16, 32, 8, 1, 2048, 128, false, false});
+  show(h100, 90, {16, 32, 8, 1, 2048, 128, true, false});
+  show(h100, 90, {16, 32, 8, 16, 2048, 128, false, false});
+  show(h100, 90, {16, 32, 8, 17, 2048, 128, false, false});
+  show(h100, 90, {16, 16, 16, 1, 4096, 128, false, false});
+  show(h100, 90, {8, 16, 16, 1, 4096, 128, false, false});
 }
 )cpp";
   }
@@ -185,15 +226,26 @@ int main() {
   Ran r = run_command((dir.path() / "lookup").string());
   ASSERT_EQ(r.code, 0);
   EXPECT_EQ(r.output,
-            "0 exact\n"
-            "1 same device family, same problem\n"    // sibling H100: entry 1 and 3 tie, first wins
-            "2 same device family, same problem\n"    // only the PCIe card has b2 s1024
-            "0 nearest problem\n"                     // b8: nearest is b4 on the same GPU
-            "3 exact\n"                               // same problem on two GPUs: its own first
-            "4 nearest problem\n"                     // the A100 family's only d128 entry
-            "5 nearest problem\n"                     // d64: only the d64 entry qualifies
-            "-1 none\n"                               // another family
-            "-1 none\n");                             // a head dim nobody tuned
+            "0 exact 0.00\n"
+            "1 same device family, same problem 0.00\n"  // sibling H100: entries 1 and 3 tie, first wins
+            "2 same device family, same problem 0.00\n"  // only the PCIe card has b2 s1024
+            "0 nearest problem 1.00\n"                   // b8: 2x the batch of entry 0
+            "3 exact 0.00\n"                             // the same problem on two GPUs: its own first
+            "-1 none 0.00\n"                             // the A100's only entry: 2 + 3 + 3 away
+            "5 exact 0.00\n"                             // d64: only the d64 entry qualifies
+            "-1 none 0.00\n"                             // another family
+            "-1 none 0.00\n"                             // a head dim nobody tuned
+            "-1 none 0.00\n"                             // bf16: every entry is fp16
+            "-1 none 0.00\n"                             // d64 unmasked: the d64 entry is causal
+            "2 nearest problem 3.00\n"                   // 1 + 1 + 1 from b2 s1024: the cutoff is inclusive
+            "-1 none 0.00\n"                             // 1 + 2 + 2 from it: beyond
+            "0 nearest problem 1.00\n"                   // GQA group 4 instead of 1: +1
+            "6 nearest problem 2.00\n"                   // decode: half the heads x batch, half the cache
+            "6 nearest problem 2.00\n"                   // causal with one query is unmasked: the same
+            "-1 none 0.00\n"                             // 16 queries are decode, 4 from 1 in sq alone
+            "-1 none 0.00\n"                             // 17 queries are prefill: never the decode entry
+            "6 nearest problem 3.00\n"                   // 2 in heads x batch, +1 for the group
+            "-1 none 0.00\n");                           // 3 in heads x batch, +1: beyond
 }
 
 TEST(Launcher, RefusesWithoutADeviceOrWithABadConfig) {
@@ -303,7 +355,6 @@ std::string bytes_initialiser(const std::string& text) {
 TEST(ExportHeader, HostileTextInEveryFieldStaysInItsCommentOrLiteral) {
   evotune::evidence::TunedHeaderInput input;
   input.command = "evotune export " + kHostile;
-  input.generated_at = kHostile;
   input.database = kHostile;
   input.evotune_version = kHostile;
   input.tunables = {{"mma", false}, {"block_m", true}};
@@ -313,6 +364,9 @@ TEST(ExportHeader, HostileTextInEveryFieldStaysInItsCommentOrLiteral) {
   e.run_created_at = kHostile;
   e.verification = kHostile + "\n" + kHostile;
   e.baselines = {{kHostile, 200.0}};
+  e.target = kHostile;
+  e.kernel_name = kHostile;
+  e.cubin = {'\x7f', 'E', 'L', 'F', '\0', '\xff'};
   input.entries = {e};
   evotune::testing::TempDir dir;
   std::ofstream(dir.path() / "tuned_attention.h") << evotune::evidence::render_tuned_header(input);
@@ -338,10 +392,8 @@ int main() {
 
 TEST(ExportHeader, AHeaderExportedFromAHostileDatabaseCompiles) {
   evotune::testing::TempDir dir;
-  // The database's own path is hostile too: it is in the header's "Generated ... from" comment.
-  const fs::path folder = dir.path() / "db \n#error INJECTED_PATH */ ?\?/";
-  fs::create_directories(folder);
-  const fs::path db = folder / "hostile.db";
+  // The database's file name is hostile too: it is in the header's "Exported from" comment.
+  const fs::path db = dir.path() / "db \n#error INJECTED_NAME ?\?= \\";  // a line break; a splice at the end
   {
     evotune::evidence::Store store(db.string(), evotune::evidence::Store::Mode::read_write);
     evotune::evidence::RunInfo info;

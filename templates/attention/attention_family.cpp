@@ -724,6 +724,23 @@ int resident_ctas(const Config& c, const Problem& p, const DeviceLimits& limits)
   return std::clamp(std::min(by_smem, by_threads), 1, 32);
 }
 
+Problem any_shape_problem(int head_dim, bool causal, DType dtype) {
+  // A kernel's validity does not depend on the lengths and head counts: the rules that do (pack_gqa needs
+  // GQA, splits at most the K/V blocks) say whether a config is worth running for a problem, and the kernel
+  // computes any shape correctly either way (one query head per KV head packs trivially; chunks past the
+  // last K/V block are empty). So the stand-in is a GQA problem with a long cache.
+  Problem p;
+  p.b = 1;
+  p.hq = 2;
+  p.hkv = 1;
+  p.sq = 1;
+  p.skv = 65536;
+  p.d = head_dim;
+  p.causal = causal;
+  p.dtype = dtype;
+  return p;
+}
+
 bool programmatic_combine(const runtime::Kernel& combine) { return combine.attributes().binary_version >= 90; }
 
 int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {

@@ -51,6 +51,11 @@ std::string format(const Config& config);
 int threads(const Config& config);
 int shared_bytes(const Config& config, const Problem& problem);
 
+// The problem a kernel that must serve every batch, head count and length of one head dim, dtype and
+// causality is compiled and checked for: the launcher's JIT compile and `evotune export`'s ahead-of-time
+// CUBIN both use it, so the two give the same kernel for a config.
+Problem any_shape_problem(int head_dim, bool causal, DType dtype);
+
 // Why the config cannot run this problem on this device, before compiling; nullopt when it can.
 std::optional<std::string> invalid_reason(const Config& config, const Problem& problem, const DeviceLimits& limits);
 // Why a search leaves the config out unless asked for the whole space (`search --space all`): configs

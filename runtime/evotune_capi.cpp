@@ -1,0 +1,252 @@
+// The C ABI (runtime/evotune_capi.h) over the launcher library and the table of one exported header, the
+// one CMake's EVOTUNE_TUNED_HEADER names (default: examples/tuned_attention.h).
+#include "runtime/evotune_capi.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include "runtime/attention_launcher.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/device_properties.h"
+#include "runtime/errors.h"
+#include "runtime/nvrtc_library.h"
+#include "templates/attention/attention_family.h"
+#include "templates/device_limits.h"
+#include EVOTUNE_TUNED_HEADER_PATH  // written by `evotune export`
+
+#ifndef EVOTUNE_VERSION
+#define EVOTUNE_VERSION "unknown"
+#endif
+
+namespace {
+
+namespace tuned = evotune_tuned;
+
+// Copies `text` into a caller's buffer, truncated to fit, NUL-terminated. False when it did not fit.
+bool write_text(const std::string& text, char* buffer, size_t size) {
+  if (buffer == nullptr || size == 0) return false;
+  const size_t n = std::min(text.size(), size - 1);
+  std::memcpy(buffer, text.data(), n);
+  buffer[n] = '\0';
+  return n == text.size();
+}
+
+int fail(int code, const std::string& message, char* error, size_t error_size) {
+  write_text(message, error, error_size);
+  return code;
+}
+
+int write_json(const nlohmann::json& j, char* json, size_t json_size, char* error, size_t error_size) {
+  const std::string text = j.dump();
+  if (json == nullptr || json_size <= text.size()) {
+    return fail(EVOTUNE_INVALID_ARGUMENT, fmt::format("the JSON needs a buffer of {} bytes", text.size() + 1), error,
+                error_size);
+  }
+  write_text(text, json, json_size);
+  return EVOTUNE_OK;
+}
+
+std::string problem_text(const tuned::AttentionProblem& p) {
+  return fmt::format("b={},hq={},hkv={},sq={},skv={},d={},causal={},dtype={}", p.b, p.hq, p.hkv, p.sq, p.skv, p.d,
+                     p.causal ? 1 : 0, p.bf16 ? "bf16" : "fp16");
+}
+
+tuned::AttentionProblem problem_of(const evotune_attention_shape& s) {
+  return {s.b, s.hq, s.hkv, s.sq, s.skv, s.d, s.causal != 0, s.bf16 != 0};
+}
+
+// The problem as evotune's own type, validated: positive sizes, hq % hkv, sq <= skv, a supported head dim.
+evotune::attention::Problem checked_problem(const evotune_attention_shape& s) {
+  evotune::attention::Problem p;
+  p.b = s.b;
+  p.hq = s.hq;
+  p.hkv = s.hkv;
+  p.sq = s.sq;
+  p.skv = s.skv;
+  p.d = s.d;
+  p.causal = s.causal != 0;
+  p.dtype = s.bf16 != 0 ? evotune::attention::DType::bf16 : evotune::attention::DType::fp16;
+  try {
+    p.validate();
+  } catch (const evotune::UsageError& e) {
+    throw std::invalid_argument(std::string("attention shape: ") + e.what());
+  }
+  return p;
+}
+
+nlohmann::json plan_json(const tuned::Lookup& found, bool allow_jit) {
+  nlohmann::json j;
+  if (found.entry != nullptr) {
+    j["source"] = "table";
+    j["match"] = found.match == tuned::Match::exact         ? "exact"
+                 : found.match == tuned::Match::same_family ? "same_family"
+                                                            : "nearest_problem";
+    j["distance"] = found.distance;
+    j["entry"] = found.entry - tuned::kEntries;
+    j["entry_problem"] = problem_text(found.entry->problem);
+    j["config"] = found.entry->config;
+  } else {
+    j["source"] = allow_jit ? "jit_default" : "none";
+    j["match"] = "none";
+    j["distance"] = nullptr;
+    j["entry"] = nullptr;
+    j["entry_problem"] = nullptr;
+    j["config"] = nullptr;
+  }
+  return j;
+}
+
+struct Device {
+  std::string name;
+  int sm = 0;
+  evotune::DeviceLimits limits;
+};
+
+// Launchers are created on first use and kept: one per device, kernel and stream. Per stream, because a
+// split-KV launcher owns one workspace, which launches on streams that may run concurrently must not
+// share (runtime/attention_launcher.h).
+struct Registry {
+  std::mutex mutex;
+  std::map<int, Device> devices;
+  // (device, stream, table entry or -1, the JIT default's config text, d, causal, bf16)
+  using Key = std::tuple<int, void*, long, std::string, int, bool, bool>;
+  std::map<Key, std::unique_ptr<evotune::AttentionLauncher>> launchers;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+const Device& device_info(Registry& r, int ordinal) {
+  auto it = r.devices.find(ordinal);
+  if (it == r.devices.end()) {
+    const evotune::runtime::DeviceProperties props = evotune::runtime::query_device(ordinal);
+    Device d;
+    d.name = props.name;
+    d.sm = props.cc_major * 10 + props.cc_minor;
+    d.limits = evotune::DeviceLimits::from(props);
+    it = r.devices.emplace(ordinal, d).first;
+  }
+  return it->second;
+}
+
+int forward(const evotune_attention_shape& s, uint64_t q, uint64_t k, uint64_t v, uint64_t o, uint64_t lse,
+            void* stream, int device, float softmax_scale, bool allow_jit, char* error, size_t error_size) {
+  evotune::attention::Problem problem = checked_problem(s);
+  // Causal masking is aligned bottom-right, so one query sees every key: the same problem unmasked.
+  const bool masked = problem.causal && problem.sq > 1;
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const Device& dev = device_info(r, device);
+  const tuned::Lookup found = tuned::lookup(dev.name.c_str(), dev.sm, problem_of(s));
+  evotune::AttentionLauncherOptions options;
+  options.device = device;
+  options.softmax_scale = softmax_scale;
+  evotune::AttentionShape shape{s.b, s.hq, s.hkv, s.sq, s.skv, s.d, masked, s.bf16 != 0};
+  Registry::Key key;
+  if (found.entry != nullptr) {
+    // The entry was compiled with its own causal flag; for a single query either flag computes the same.
+    if (!masked) shape.causal = found.entry->problem.causal;
+    key = {device, stream, static_cast<long>(found.entry - tuned::kEntries), "", 0, false, false};
+  } else if (allow_jit) {
+    problem.causal = masked;
+    const std::string config = evotune::attention::format(evotune::attention::heuristic_config(problem, dev.limits));
+    key = {device, stream, -1, config, s.d, masked, s.bf16 != 0};
+  } else {
+    return fail(EVOTUNE_NOT_COVERED,
+                fmt::format("no tuned kernel for {} on {} (sm_{}) within the table's lookup contract (same head dim, "
+                            "dtype, masking and decode/prefill kind, distance <= {}); allow JIT to compile evotune's "
+                            "problem-aware default with NVRTC",
+                            problem_text(problem_of(s)), dev.name, dev.sm, tuned::kMaxDistance),
+                error, error_size);
+  }
+  auto it = r.launchers.find(key);
+  if (it == r.launchers.end()) {
+    auto launcher = found.entry != nullptr
+                        ? std::make_unique<evotune::AttentionLauncher>(
+                              evotune::AttentionLauncher::from_tuned(*found.entry, options))
+                        : std::make_unique<evotune::AttentionLauncher>(std::get<3>(key), s.d, masked, s.bf16 != 0,
+                                                                       options);
+    it = r.launchers.emplace(key, std::move(launcher)).first;
+  }
+  it->second->launch(shape, q, k, v, o, static_cast<CUstream>(stream), lse);
+  return EVOTUNE_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+int evotune_attention_forward(const evotune_attention_shape* shape, uint64_t q, uint64_t k, uint64_t v,
+                              uint64_t o, uint64_t lse, void* stream, int device, float softmax_scale,
+                              int allow_jit, char* error, size_t error_size) {
+  if (shape == nullptr) return fail(EVOTUNE_INVALID_ARGUMENT, "null shape", error, error_size);
+  try {
+    return forward(*shape, q, k, v, o, lse, stream, device, softmax_scale, allow_jit != 0, error, error_size);
+  } catch (const std::invalid_argument& e) {
+    return fail(EVOTUNE_INVALID_ARGUMENT, e.what(), error, error_size);
+  } catch (const evotune::NoDeviceError& e) {
+    return fail(EVOTUNE_NO_DEVICE, e.what(), error, error_size);
+  } catch (const std::exception& e) {
+    return fail(EVOTUNE_FAILED, e.what(), error, error_size);
+  }
+}
+
+int evotune_attention_plan(const evotune_attention_shape* shape, const char* device_name, int sm, int allow_jit,
+                           char* json, size_t json_size, char* error, size_t error_size) {
+  if (shape == nullptr || device_name == nullptr) {
+    return fail(EVOTUNE_INVALID_ARGUMENT, "null shape or device name", error, error_size);
+  }
+  try {
+    checked_problem(*shape);
+    return write_json(plan_json(tuned::lookup(device_name, sm, problem_of(*shape)), allow_jit != 0), json, json_size,
+                      error, error_size);
+  } catch (const std::invalid_argument& e) {
+    return fail(EVOTUNE_INVALID_ARGUMENT, e.what(), error, error_size);
+  } catch (const std::exception& e) {
+    return fail(EVOTUNE_FAILED, e.what(), error, error_size);
+  }
+}
+
+int evotune_table(char* json, size_t json_size, char* error, size_t error_size) {
+  try {
+    nlohmann::json j;
+    j["evotune_version"] = EVOTUNE_VERSION;
+    j["max_distance"] = tuned::kMaxDistance;
+    j["decode_max_queries"] = tuned::kDecodeMaxQueries;
+    j["entries"] = nlohmann::json::array();
+    for (const tuned::TunedAttention& e : tuned::kEntries) {
+      j["entries"].push_back({{"device", e.device},
+                              {"sm", e.sm},
+                              {"target", e.target},
+                              {"problem", problem_text(e.problem)},
+                              {"decode", tuned::is_decode(e.problem)},
+                              {"config", e.config},
+                              {"kernel", e.kernel},
+                              {"cubin_bytes", e.cubin_size},
+                              {"median_us", e.median_us},
+                              {"library_us", e.library_us},
+                              {"reverified", e.reverified}});
+    }
+    return write_json(j, json, json_size, error, error_size);
+  } catch (const std::exception& e) {
+    return fail(EVOTUNE_FAILED, e.what(), error, error_size);
+  }
+}
+
+int evotune_nvrtc_loaded(void) { return evotune::runtime::nvrtc_loaded() ? 1 : 0; }
+
+const char* evotune_version(void) { return EVOTUNE_VERSION; }
+
+}  // extern "C"

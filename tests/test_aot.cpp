@@ -1,0 +1,105 @@
+// Ahead-of-time kernels (issue 14): programs that run exported CUBINs need the CUDA driver alone. NVRTC is
+// neither linked into them nor loaded until something compiles; the launcher refuses a CUBIN for another
+// architecture unless JIT was asked for. On a GPU, the example program runs the committed table's kernels
+// from their CUBINs with no libnvrtc mapped.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "runtime/attention_launcher.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/nvrtc_compiler.h"
+#include "runtime/nvrtc_library.h"
+#include "tests/subprocess.h"
+#include "tests/test_support.h"
+
+namespace {
+
+using evotune::testing::run_process;
+
+bool nvrtc_mapped() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    if (line.find("libnvrtc") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// The shared libraries a binary asks the dynamic loader for (its ELF NEEDED entries).
+std::string needed_libraries(const std::string& binary) {
+  const evotune::testing::ProcessResult r = run_process({"/usr/bin/readelf", "-d", binary});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::string needed;
+  std::size_t at = 0;
+  while ((at = r.output.find("(NEEDED)", at)) != std::string::npos) {
+    const std::size_t end = r.output.find('\n', at);
+    needed += r.output.substr(at, end - at) + "\n";
+    at = end;
+  }
+  return needed;
+}
+
+}  // namespace
+
+TEST(Aot, ProgramsThatRunTunedKernelsDoNotLinkNvrtcOrTheDriver) {
+  for (const std::string& binary : {evotune::testing::example_binary(), evotune::testing::capi_library(),
+                                    evotune::testing::evotune_binary()}) {
+    const std::string needed = needed_libraries(binary);
+    EXPECT_NE(needed.find("libc.so"), std::string::npos) << binary << ": readelf found no NEEDED entries\n" << needed;
+    EXPECT_EQ(needed.find("libnvrtc"), std::string::npos) << binary << "\n" << needed;
+    EXPECT_EQ(needed.find("libcuda"), std::string::npos) << binary << "\n" << needed;
+  }
+}
+
+// Whether NVRTC is loaded can only be seen in a process that has compiled nothing yet, so the test runs
+// itself again in a fresh process (marked by EVOTUNE_AOT_FRESH_PROCESS), where it is the only test.
+TEST(Aot, NvrtcIsLoadedByTheFirstCompileOnly) {
+  if (std::getenv("EVOTUNE_AOT_FRESH_PROCESS") != nullptr) {
+    ASSERT_FALSE(evotune::runtime::nvrtc_loaded());
+    ASSERT_FALSE(nvrtc_mapped());
+    const std::string version = evotune::runtime::nvrtc_version();  // the process's first NVRTC call
+    EXPECT_FALSE(version.empty());
+    EXPECT_TRUE(evotune::runtime::nvrtc_loaded());
+    EXPECT_TRUE(nvrtc_mapped());
+    return;
+  }
+  const evotune::testing::ProcessResult r =
+      run_process({"/usr/bin/env", "EVOTUNE_AOT_FRESH_PROCESS=1", std::filesystem::read_symlink("/proc/self/exe").string(),
+                   "--gtest_filter=Aot.NvrtcIsLoadedByTheFirstCompileOnly"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("[  PASSED  ] 1 test"), std::string::npos) << r.output;
+}
+
+TEST(Aot, AMissingNvrtcIsAClearErrorAtTheCompile) {
+  const evotune::testing::ProcessResult r =
+      run_process({"/usr/bin/env", "EVOTUNE_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13", evotune::testing::evotune_binary(),
+                   "--no-cache", "compile", "--problem", "b=1,hq=2,hkv=2,sq=64,skv=64,d=64,causal=0,dtype=fp16",
+                   "--target", "sm_80"});
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("NVRTC is needed to compile a kernel and could not be loaded: tried "
+                          "/nonexistent/libnvrtc.so.13"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(Launcher, APrecompiledKernelNeedsOnlyTheDriver) {
+  std::string why;
+  if (evotune::runtime::driver_available(&why)) GTEST_SKIP() << "this machine has a GPU (GpuExport runs the CUBINs)";
+  evotune::PrecompiledKernel kernel;
+  kernel.config = "mma=mma_sync";
+  kernel.target = "sm_90a";
+  kernel.kernel_name = "attention_fwd";
+  const char bytes[] = "\x7f" "ELF";
+  kernel.cubin = bytes;
+  kernel.cubin_size = sizeof(bytes);
+  try {
+    evotune::AttentionLauncher launcher(kernel);
+    FAIL() << "a launcher needs a device";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("driver"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(evotune::runtime::nvrtc_loaded()) << "loading a CUBIN must not open NVRTC";
+}
