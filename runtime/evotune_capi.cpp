@@ -123,9 +123,11 @@ struct Registry {
   std::map<Key, std::unique_ptr<evotune::AttentionLauncher>> launchers;
 };
 
+// Never destroyed: at process exit the CUDA driver may be torn down before this library's static
+// destructors would run, and unloading modules then is neither needed nor safe.
 Registry& registry() {
-  static Registry r;
-  return r;
+  static Registry* r = new Registry;
+  return *r;
 }
 
 const Device& device_info(Registry& r, int ordinal) {

@@ -10,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
+# torch for the PyTorch op's tests, in .venv/ (once; later runs reuse it).
+scripts/python_env.sh >/dev/null
 export PATH="${CUDA_HOME:-/usr/local/cuda}/bin:$PATH"
 # setup.sh installed Chromium: the report's screenshot test must run here, not skip.
 export EVOTUNE_REQUIRE_CHROMIUM=1

@@ -277,9 +277,14 @@ TEST(GpuExport, ExportReverifiesAndTheExampleRunsTheWinner) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(text.find("re-verified on NVIDIA H100 80GB HBM3 at export"), std::string::npos) << text;
   EXPECT_NE(text.find("tail shape b=1,hq=16,hkv=16,sq=4059,skv=4077"), std::string::npos) << text;
+  // The example, built with the committed table (examples/tuned_attention.h), runs its first entry from the
+  // entry's CUBIN: nothing compiled, and NVRTC's library never mapped into the process.
   Ran example = run_command(evotune::testing::example_binary());
   EXPECT_EQ(example.code, 0) << example.output;
   EXPECT_NE(example.output.find("PASS"), std::string::npos) << example.output;
+  EXPECT_NE(example.output.find("loaded ahead of time from the header's CUBIN"), std::string::npos) << example.output;
+  EXPECT_NE(example.output.find("nvrtc    not loaded (no libnvrtc in /proc/self/maps)"), std::string::npos)
+      << example.output;
 }
 
 TEST(Example, WithoutAGpuSaysWhyAndExitsThree) {

@@ -1,0 +1,309 @@
+"""evotune's tuned attention kernels as a PyTorch op.
+
+    import evotune_torch
+    out = evotune_torch.attention(q, k, v, causal=True)   # q [b, hq, sq, d], k/v [b, hkv, skv, d]
+
+The kernels are the ones of an exported table (a header written by `evotune export`, embedded in
+libevotune_capi.so when it was built), loaded from their CUBINs with the CUDA driver alone: no NVRTC, no
+compile at run time. A shape the table does not cover within its lookup contract raises NotCoveredError,
+unless JIT is allowed (``jit=True`` or ``EVOTUNE_JIT=1``): then evotune's problem-aware default is compiled
+with NVRTC, once per kind of shape.
+
+Why ctypes over a C ABI and not a torch C++ extension: the library has no dependency on PyTorch's C++ ABI,
+so one build serves every PyTorch version and the user needs no compiler; only device pointers, a stream
+and ints cross the boundary. The op is registered with ``torch.library`` (``torch.ops.evotune.attention``)
+with a fake implementation, so ``torch.compile`` traces around it.
+
+The library is found at ``$EVOTUNE_CAPI_LIBRARY``, else in the repository's ``build/runtime/`` or
+``build-device/runtime/``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import threading
+from pathlib import Path
+
+import torch
+
+__all__ = [
+    "EvotuneError",
+    "NotCoveredError",
+    "attention",
+    "available",
+    "library_path",
+    "nvrtc_loaded",
+    "plan",
+    "register_transformers",
+    "table",
+]
+
+# The C ABI's status codes (runtime/evotune_capi.h).
+_OK, _INVALID_ARGUMENT, _NOT_COVERED, _NO_DEVICE, _FAILED = 0, 1, 2, 3, 4
+
+
+class EvotuneError(RuntimeError):
+    """evotune could not run: no library, no CUDA device, or a compile, load or launch failed."""
+
+
+class NotCoveredError(EvotuneError):
+    """The table has no kernel for this shape within its lookup contract, and JIT was not allowed."""
+
+
+class _Shape(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_int) for name in ("b", "hq", "hkv", "sq", "skv", "d", "causal", "bf16")]
+
+
+_REPO = Path(__file__).resolve().parents[2]
+_lock = threading.Lock()
+_lib = None
+
+
+def _candidates() -> list[Path]:
+    env = os.environ.get("EVOTUNE_CAPI_LIBRARY")
+    if env:
+        return [Path(env)]
+    return [_REPO / "build" / "runtime" / "libevotune_capi.so", _REPO / "build-device" / "runtime" / "libevotune_capi.so"]
+
+
+def _load():
+    global _lib
+    with _lock:
+        if _lib is not None:
+            return _lib
+        tried = []
+        for path in _candidates():
+            if not path.is_file():
+                tried.append(f"{path} (no such file)")
+                continue
+            try:
+                lib = ctypes.CDLL(str(path))
+            except OSError as e:
+                tried.append(f"{path} ({e})")
+                continue
+            _declare(lib)
+            lib.path = path
+            _lib = lib
+            return lib
+        raise EvotuneError(
+            "libevotune_capi.so not found: tried " + "; ".join(tried) +
+            ". Build it (cmake --build --preset release --target evotune_capi) or set EVOTUNE_CAPI_LIBRARY.")
+
+
+def _declare(lib) -> None:
+    c_char_p, c_size_t, c_int = ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int
+    lib.evotune_attention_forward.argtypes = [
+        ctypes.POINTER(_Shape), ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
+        ctypes.c_void_p, c_int, ctypes.c_float, c_int, c_char_p, c_size_t]
+    lib.evotune_attention_forward.restype = c_int
+    lib.evotune_attention_plan.argtypes = [ctypes.POINTER(_Shape), c_char_p, c_int, c_int, c_char_p, c_size_t,
+                                           c_char_p, c_size_t]
+    lib.evotune_attention_plan.restype = c_int
+    lib.evotune_table.argtypes = [c_char_p, c_size_t, c_char_p, c_size_t]
+    lib.evotune_table.restype = c_int
+    lib.evotune_nvrtc_loaded.argtypes = []
+    lib.evotune_nvrtc_loaded.restype = c_int
+    lib.evotune_version.argtypes = []
+    lib.evotune_version.restype = c_char_p
+
+
+def _raise_for(status: int, message: str) -> None:
+    if status == _OK:
+        return
+    if status == _INVALID_ARGUMENT:
+        raise ValueError(f"evotune_torch: {message}")
+    if status == _NOT_COVERED:
+        raise NotCoveredError(f"evotune_torch: {message} (pass jit=True or set EVOTUNE_JIT=1)")
+    raise EvotuneError(f"evotune_torch: {message}")
+
+
+def _json_call(fn, *args) -> dict:
+    size = 1 << 16
+    while True:
+        out, err = ctypes.create_string_buffer(size), ctypes.create_string_buffer(1024)
+        status = fn(*args, out, size, err, len(err))
+        message = err.value.decode(errors="replace")
+        if status == _INVALID_ARGUMENT and "needs a buffer of" in message:
+            size = int(message.rsplit(" ", 2)[-2]) + 1
+            continue
+        _raise_for(status, message)
+        return json.loads(out.value.decode())
+
+
+def library_path() -> Path:
+    """The libevotune_capi.so this package uses (loading it if needed)."""
+    return _load().path
+
+
+def available() -> tuple[bool, str]:
+    """Whether attention() can run here, and if not, why."""
+    try:
+        _load()
+    except EvotuneError as e:
+        return False, str(e)
+    if not torch.cuda.is_available():
+        return False, "no CUDA device is available to PyTorch"
+    return True, ""
+
+
+def table() -> dict:
+    """The table the library was built with: {"evotune_version", "max_distance", "entries": [...]}."""
+    lib = _load()
+    return _json_call(lib.evotune_table)
+
+
+def nvrtc_loaded() -> bool:
+    """True once a JIT compile has loaded NVRTC into this process; table kernels never do."""
+    return bool(_load().evotune_nvrtc_loaded())
+
+
+def _shape(b, hq, hkv, sq, skv, d, causal, bf16) -> _Shape:
+    return _Shape(int(b), int(hq), int(hkv), int(sq), int(skv), int(d), int(bool(causal)), int(bool(bf16)))
+
+
+def plan(b: int, hq: int, hkv: int, sq: int, skv: int, d: int, causal: bool = False, dtype=torch.float16,
+         device_name: str | None = None, sm: int | None = None, jit: bool = False) -> dict:
+    """What attention() would run for this shape: {"source": "table" | "jit_default" | "none", "match",
+    "distance", "entry", "entry_problem", "config"}. Without device_name and sm, those of CUDA device 0."""
+    if device_name is None or sm is None:
+        if not torch.cuda.is_available():
+            raise EvotuneError("evotune_torch.plan: no CUDA device; pass device_name and sm (e.g. 90)")
+        props = torch.cuda.get_device_properties(0)
+        device_name = device_name or props.name
+        sm = sm if sm is not None else props.major * 10 + props.minor
+    if dtype not in (torch.float16, torch.bfloat16):
+        raise TypeError(f"evotune_torch.plan: dtype must be torch.float16 or torch.bfloat16, got {dtype}")
+    lib = _load()
+    shape = _shape(b, hq, hkv, sq, skv, d, causal, dtype == torch.bfloat16)
+    return _json_call(lib.evotune_attention_plan, ctypes.byref(shape), device_name.encode(), int(sm), int(jit))
+
+
+def _jit_default() -> bool:
+    return os.environ.get("EVOTUNE_JIT", "0") == "1"
+
+
+def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"evotune_torch.attention: {name} must be a torch.Tensor, got {type(t).__name__}")
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.dtype not in (torch.float16, torch.bfloat16):
+            raise TypeError(f"evotune_torch.attention: {name} must be float16 or bfloat16, got {t.dtype}")
+    if not (q.dtype == k.dtype == v.dtype):
+        raise TypeError(f"evotune_torch.attention: q, k, v must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.dim() != 4:
+            raise ValueError(f"evotune_torch.attention: {name} must be 4-D [batch, heads, seq, head_dim] (BHSD), "
+                             f"got shape {tuple(t.shape)}")
+    b, hq, sq, d = q.shape
+    if k.shape != v.shape:
+        raise ValueError(f"evotune_torch.attention: k and v must have the same shape, got {tuple(k.shape)} and "
+                         f"{tuple(v.shape)}")
+    bk, hkv, skv, dk = k.shape
+    if bk != b or dk != d:
+        raise ValueError(f"evotune_torch.attention: k/v {tuple(k.shape)} do not match q {tuple(q.shape)} in batch "
+                         "or head_dim")
+    if hkv == 0 or hq % hkv != 0:
+        raise ValueError(f"evotune_torch.attention: query heads ({hq}) must be a multiple of key/value heads ({hkv})")
+    if sq > skv:
+        raise ValueError(f"evotune_torch.attention: more queries ({sq}) than keys ({skv}); for a KV cache sq <= skv")
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.device.type != "cuda":
+            raise ValueError(f"evotune_torch.attention needs CUDA tensors; {name} is on {t.device}")
+    if not (q.device == k.device == v.device):
+        raise ValueError(f"evotune_torch.attention: q, k, v are on different devices: {q.device}, {k.device}, {v.device}")
+
+
+def _forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float, jit: bool,
+             with_lse: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+    lib = _load()
+    b, hq, sq, d = q.shape
+    hkv, skv = k.shape[1], k.shape[2]
+    out = torch.empty_like(q)
+    lse = torch.empty((b, hq, sq), dtype=torch.float32, device=q.device) if with_lse else None
+    if out.numel() == 0:
+        return out, lse
+    shape = _shape(b, hq, hkv, sq, skv, d, causal, q.dtype == torch.bfloat16)
+    stream = torch.cuda.current_stream(q.device).cuda_stream
+    err = ctypes.create_string_buffer(1024)
+    status = lib.evotune_attention_forward(
+        ctypes.byref(shape), q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
+        lse.data_ptr() if lse is not None else 0, ctypes.c_void_p(stream), q.device.index, float(scale), int(jit),
+        err, len(err))
+    _raise_for(status, err.value.decode(errors="replace"))
+    return out, lse
+
+
+@torch.library.custom_op("evotune::attention", mutates_args=(), device_types="cuda")
+def _attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float,
+                  jit: bool) -> torch.Tensor:
+    return _forward(q, k, v, causal, scale, jit, with_lse=False)[0]
+
+
+@_attention_op.register_fake
+def _(q, k, v, causal, scale, jit):
+    return torch.empty_like(q)
+
+
+@torch.library.custom_op("evotune::attention_lse", mutates_args=(), device_types="cuda")
+def _attention_lse_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float,
+                      jit: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    return _forward(q, k, v, causal, scale, jit, with_lse=True)
+
+
+@_attention_lse_op.register_fake
+def _(q, k, v, causal, scale, jit):
+    return torch.empty_like(q), q.new_empty((q.shape[0], q.shape[1], q.shape[2]), dtype=torch.float32)
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False, scale: float | None = None,
+              jit: bool | None = None, return_lse: bool = False):
+    """Attention forward, softmax(q k^T * scale) v, on PyTorch's current stream.
+
+    q: [b, hq, sq, d]; k, v: [b, hkv, skv, d] (BHSD), float16 or bfloat16, CUDA, hq a multiple of hkv (GQA/MQA),
+    sq <= skv (a KV cache: the queries are the last sq positions). causal masks bottom-right aligned (query i
+    sees keys 0 .. i + skv - sq), as a KV cache needs. scale defaults to 1/sqrt(d). Non-contiguous inputs are
+    copied to contiguous ones first (the kernels read BHSD rows). jit: allow an NVRTC compile of evotune's
+    default for a shape the table does not cover (default: $EVOTUNE_JIT == "1"). return_lse: also return the
+    fp32 log-sum-exp [b, hq, sq] of the scaled scores.
+
+    Raises TypeError (dtype), ValueError (layout, shapes, device), NotCoveredError (no table kernel, JIT off),
+    EvotuneError (no library or device, a failed load or launch).
+    """
+    _check(q, k, v)
+    q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+    scale = 0.0 if scale is None else float(scale)
+    jit = _jit_default() if jit is None else bool(jit)
+    if return_lse:
+        return torch.ops.evotune.attention_lse(q, k, v, bool(causal), scale, jit)
+    return torch.ops.evotune.attention(q, k, v, bool(causal), scale, jit)
+
+
+def register_transformers(name: str = "evotune", jit: bool | None = None) -> str:
+    """Registers evotune as an attention implementation of Hugging Face transformers, under `name`: load or
+    configure a model with attn_implementation=name (or set model.config._attn_implementation = name).
+
+    Causal decoder models without padding: the mask function registered with it is SDPA's, which gives no
+    mask when causality alone describes the attention (prefill of equal-length sequences, and decode steps
+    with a KV cache); a call that still gets a mask (padding) raises ValueError rather than ignore it.
+    Returns the name.
+    """
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
+
+    def evotune_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, is_causal=None,
+                          **kwargs):
+        if attention_mask is not None:
+            raise ValueError("evotune attention: an explicit attention mask (padding) is not supported; only causal "
+                             "or full attention")
+        if dropout:
+            raise ValueError("evotune attention: dropout is not supported (inference only)")
+        causal = is_causal if is_causal is not None else getattr(module, "is_causal", True)
+        out = attention(query, key, value, causal=bool(causal) and query.shape[2] > 1, scale=scaling, jit=jit)
+        return out.transpose(1, 2).contiguous(), None
+
+    AttentionInterface.register(name, evotune_attention)
+    AttentionMaskInterface.register(name, sdpa_mask)
+    return name

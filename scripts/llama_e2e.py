@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""LLaMA end to end with evotune's attention (issue 14), on a GPU.
+
+A LLaMA-3.1-8B-shaped model from transformers (hidden 4096, 32 query heads, 8 KV heads, head dim 128, RoPE
+theta 500000, MLP 14336, vocab 128256; --layers decoder layers; random weights from --seed; nothing is
+downloaded) in bf16, run three ways on the same weights and tokens:
+  - evotune: the PyTorch op (python/evotune_torch) registered as the model's attention implementation;
+  - SDPA: transformers' own "sdpa" implementation (PyTorch picks the backend; each of flash, cuDNN and
+    memory-efficient is also timed on its own);
+  - fp32: the same weights in fp32 with SDPA, to show how far bf16 itself moves the logits (the noise floor).
+Prefill of --batch x --prompt random tokens, then --steps greedy decode steps with a KV cache. The decode
+tokens are SDPA-bf16's greedy ones, fed to every run (teacher forcing), so each step compares like with like.
+
+Writes OUT/summary.json (layers, prefill_ms_evotune, prefill_ms_sdpa, decode_ms_per_step_evotune,
+decode_ms_per_step_sdpa, logits_rel_err, top1_agreement, and the figures behind them) and OUT/summary.txt.
+Times: CUDA events around one model call, median over --reps prefills and over the decode steps; the SDPA
+figure is its fastest backend (by the median), each backend's kept beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", required=True, help="output folder (created)")
+    p.add_argument("--layers", type=int, default=4, help="decoder layers (default 4)")
+    p.add_argument("--batch", type=int, default=2, help="sequences (default 2)")
+    p.add_argument("--prompt", type=int, default=2048, help="prompt tokens per sequence (default 2048)")
+    p.add_argument("--steps", type=int, default=128, help="decode steps (default 128)")
+    p.add_argument("--reps", type=int, default=5, help="timed prefills per implementation (default 5)")
+    p.add_argument("--seed", type=int, default=0, help="weights and prompt seed (default 0)")
+    args = p.parse_args()
+    for name in ("layers", "batch", "prompt", "steps", "reps"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name} must be at least 1")
+    return args
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def main():
+    args = parse_args()
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    if not torch.cuda.is_available():
+        sys.exit("llama_e2e.py: no CUDA device: this script runs the model on a GPU")
+    import transformers
+    from transformers import AttentionInterface, LlamaConfig, LlamaForCausalLM
+
+    import evotune_torch
+
+    ok, why = evotune_torch.available()
+    if not ok:
+        sys.exit(f"llama_e2e.py: evotune_torch cannot run: {why}")
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    # evotune as an attention implementation, wrapped to count calls and the shapes they brought.
+    evotune_fn = AttentionInterface._global_mapping[evotune_torch.register_transformers("evotune_raw")]
+    shapes: dict[tuple, int] = {}
+
+    def counted(module, query, key, value, attention_mask, *a, **kw):
+        shape = (query.shape[0], query.shape[1], key.shape[1], query.shape[2], key.shape[2], query.shape[3],
+                 bool(query.shape[2] > 1 and getattr(module, "is_causal", True)), query.dtype)
+        shapes[shape] = shapes.get(shape, 0) + 1
+        return evotune_fn(module, query, key, value, attention_mask, *a, **kw)
+
+    AttentionInterface.register("evotune", counted)
+    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
+
+    AttentionMaskInterface.register("evotune", sdpa_mask)
+
+    config = LlamaConfig(vocab_size=128256, hidden_size=4096, intermediate_size=14336, num_hidden_layers=args.layers,
+                         num_attention_heads=32, num_key_value_heads=8, head_dim=128, max_position_embeddings=8192,
+                         rope_theta=500000.0, rms_norm_eps=1e-5, tie_word_embeddings=False)
+    log(f"building a {args.layers}-layer LLaMA-3.1-8B-shaped model (transformers {transformers.__version__}, "
+        f"torch {torch.__version__}) on {torch.cuda.get_device_name(0)}")
+    torch.manual_seed(args.seed)
+    with torch.device("cuda"):
+        model32 = LlamaForCausalLM(config).eval()
+    model = copy.deepcopy(model32).to(torch.bfloat16).eval()
+    params = sum(p.numel() for p in model.parameters())
+    log(f"{params / 1e9:.2f} B parameters")
+
+    def use(m, impl):
+        if hasattr(m, "set_attn_implementation"):
+            m.set_attn_implementation(impl)
+        else:
+            m.config._attn_implementation = impl
+
+    g = torch.Generator(device="cuda").manual_seed(args.seed + 1)
+    prompt = torch.randint(0, config.vocab_size, (args.batch, args.prompt), device="cuda", generator=g)
+
+    @torch.no_grad()
+    def generate(m, forced=None):
+        """Prefill, then args.steps decode steps (forced tokens if given, else greedy). Returns the logits of
+        the prompt's last position and of every step [steps + 1, batch, vocab] (fp32) and the tokens fed."""
+        out = m(prompt, use_cache=True, logits_to_keep=1)
+        logits = [out.logits[:, -1].float()]
+        cache = out.past_key_values
+        tokens = []
+        for step in range(args.steps):
+            token = forced[step] if forced is not None else logits[-1].argmax(dim=-1)
+            tokens.append(token)
+            out = m(token[:, None], past_key_values=cache, use_cache=True)
+            cache = out.past_key_values
+            logits.append(out.logits[:, -1].float())
+        return torch.stack(logits), tokens
+
+    log("SDPA bf16: greedy generation (its tokens are fed to every other run)")
+    use(model, "sdpa")
+    sdpa_logits, tokens = generate(model)
+    log("evotune bf16: the same tokens")
+    use(model, "evotune")
+    evotune_logits, _ = generate(model, tokens)
+    log("SDPA fp32: the same tokens")
+    use(model32, "sdpa")
+    fp32_logits, _ = generate(model32, tokens)
+    del model32
+    torch.cuda.empty_cache()
+
+    def rel_err(a, b):
+        return ((a - b).norm() / b.norm()).item()
+
+    def top1(a, b):
+        return (a.argmax(dim=-1) == b.argmax(dim=-1)).float().mean().item()
+
+    quality = {
+        "logits_rel_err": rel_err(evotune_logits, sdpa_logits),
+        "logits_rel_err_sdpa_vs_fp32": rel_err(sdpa_logits, fp32_logits),
+        "logits_rel_err_evotune_vs_fp32": rel_err(evotune_logits, fp32_logits),
+        "top1_agreement": top1(evotune_logits, sdpa_logits),
+        "top1_agreement_sdpa_vs_fp32": top1(sdpa_logits, fp32_logits),
+        "top1_agreement_evotune_vs_fp32": top1(evotune_logits, fp32_logits),
+        "positions_compared": int(evotune_logits.shape[0] * evotune_logits.shape[1]),
+    }
+    log(json.dumps(quality))
+
+    @torch.no_grad()
+    def timed_prefill(m):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        samples = []
+        for rep in range(args.reps + 2):  # two warm-up calls
+            torch.cuda.synchronize()
+            start.record()
+            out = m(prompt, use_cache=True, logits_to_keep=1)
+            stop.record()
+            stop.synchronize()
+            del out
+            if rep >= 2:
+                samples.append(start.elapsed_time(stop))
+        return statistics.median(samples)
+
+    @torch.no_grad()
+    def timed_decode(m):
+        out = m(prompt, use_cache=True, logits_to_keep=1)
+        cache = out.past_key_values
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        samples = []
+        for token in tokens:
+            torch.cuda.synchronize()
+            start.record()
+            out = m(token[:, None], past_key_values=cache, use_cache=True)
+            stop.record()
+            stop.synchronize()
+            cache = out.past_key_values
+            samples.append(start.elapsed_time(stop))
+        return statistics.median(samples[2:])  # the first steps warm up the decode path
+
+    timings = {}
+    backends = {"sdpa_default": None, "sdpa_flash": SDPBackend.FLASH_ATTENTION, "sdpa_cudnn": SDPBackend.CUDNN_ATTENTION,
+                "sdpa_efficient": SDPBackend.EFFICIENT_ATTENTION}
+    for round_ in range(2):  # interleaved rounds: each implementation sees the same conditions
+        for name in ["evotune", *backends]:
+            use(model, "evotune" if name == "evotune" else "sdpa")
+            try:
+                if name == "evotune" or backends[name] is None:
+                    prefill, decode = timed_prefill(model), timed_decode(model)
+                else:
+                    with sdpa_kernel([backends[name]]):
+                        prefill, decode = timed_prefill(model), timed_decode(model)
+            except RuntimeError as e:  # a backend that cannot run these shapes
+                timings.setdefault(name, {"error": str(e).splitlines()[0][:300]})
+                continue
+            entry = timings.setdefault(name, {"prefill_ms": [], "decode_ms_per_step": []})
+            entry["prefill_ms"].append(prefill)
+            entry["decode_ms_per_step"].append(decode)
+            log(f"round {round_ + 1} {name}: prefill {prefill:.3f} ms, decode {decode:.4f} ms/step")
+    best = {}
+    for name, t in timings.items():
+        if "error" not in t:
+            best[name] = {"prefill_ms": min(t["prefill_ms"]), "decode_ms_per_step": min(t["decode_ms_per_step"])}
+    sdpa_names = [n for n in best if n != "evotune"]
+    best_prefill = min(sdpa_names, key=lambda n: best[n]["prefill_ms"])
+    best_decode = min(sdpa_names, key=lambda n: best[n]["decode_ms_per_step"])
+
+    served = []
+    props = torch.cuda.get_device_properties(0)
+    for (b, hq, hkv, sq, skv, d, causal, dtype), calls in sorted(shapes.items(), key=lambda kv: (kv[0][3], kv[0][4])):
+        p = evotune_torch.plan(b, hq, hkv, sq, skv, d, causal, dtype)
+        served.append({"problem": f"b={b},hq={hq},hkv={hkv},sq={sq},skv={skv},d={d},causal={int(causal)}",
+                       "calls": calls, "source": p["source"], "match": p["match"], "entry_problem": p["entry_problem"]})
+    summary = {
+        "layers": args.layers,
+        "batch": args.batch,
+        "prompt_tokens": args.prompt,
+        "decode_steps": args.steps,
+        "device": props.name,
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "prefill_ms_evotune": best["evotune"]["prefill_ms"],
+        "prefill_ms_sdpa": best[best_prefill]["prefill_ms"],
+        "prefill_sdpa_backend": best_prefill,
+        "decode_ms_per_step_evotune": best["evotune"]["decode_ms_per_step"],
+        "decode_ms_per_step_sdpa": best[best_decode]["decode_ms_per_step"],
+        "decode_sdpa_backend": best_decode,
+        **quality,
+        "timings": timings,
+        "attention_calls": {"evotune": sum(shapes.values()), "distinct_shapes": len(shapes),
+                            "not_from_the_table": sum(s["calls"] for s in served if s["source"] != "table")},
+        "shapes_served": served[:3] + (served[-3:] if len(served) > 3 else []),
+        "nvrtc_loaded": evotune_torch.nvrtc_loaded(),
+    }
+    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    lines = [
+        f"{args.layers}-layer LLaMA-3.1-8B-shaped model, bf16, {props.name}; prefill {args.batch}x{args.prompt}, "
+        f"{args.steps} decode steps (SDPA-bf16's greedy tokens fed to every run)",
+        f"logits relative error, evotune vs SDPA: {quality['logits_rel_err']:.4g} (bf16 SDPA vs fp32: "
+        f"{quality['logits_rel_err_sdpa_vs_fp32']:.4g}; evotune vs fp32: {quality['logits_rel_err_evotune_vs_fp32']:.4g})",
+        f"top-1 agreement, evotune vs SDPA: {quality['top1_agreement']:.4f} over {quality['positions_compared']} "
+        f"positions (SDPA vs fp32: {quality['top1_agreement_sdpa_vs_fp32']:.4f})",
+        f"prefill: evotune {summary['prefill_ms_evotune']:.3f} ms, SDPA's best ({best_prefill}) "
+        f"{summary['prefill_ms_sdpa']:.3f} ms: {summary['prefill_ms_sdpa'] / summary['prefill_ms_evotune']:.3f}x",
+        f"decode: evotune {summary['decode_ms_per_step_evotune']:.4f} ms/step, SDPA's best ({best_decode}) "
+        f"{summary['decode_ms_per_step_sdpa']:.4f} ms/step: "
+        f"{summary['decode_ms_per_step_sdpa'] / summary['decode_ms_per_step_evotune']:.3f}x",
+        "per implementation (best of the rounds): " + "; ".join(
+            f"{n} {v['prefill_ms']:.3f} / {v['decode_ms_per_step']:.4f} ms" for n, v in best.items()),
+        f"evotune attention calls: {summary['attention_calls']}; NVRTC loaded: {summary['nvrtc_loaded']}",
+    ]
+    (out_dir / "summary.txt").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

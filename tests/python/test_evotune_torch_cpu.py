@@ -1,0 +1,161 @@
+"""The PyTorch op on a machine without a GPU (CI): the package imports, says why it cannot run, refuses bad
+calls with clear exceptions before touching the library, and its library answers the lookup contract for the
+committed H100 table without a GPU and without loading NVRTC.
+
+    EVOTUNE_CAPI_LIBRARY=build/runtime/libevotune_capi.so python tests/python/test_evotune_torch_cpu.py
+"""
+
+import os
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+
+import torch  # noqa: E402
+
+import evotune_torch  # noqa: E402
+
+H100, SM = "NVIDIA H100 80GB HBM3", 90
+
+
+def plan(b, hq, hkv, sq, skv, d, causal, dtype=torch.bfloat16, jit=False, device=H100, sm=SM):
+    return evotune_torch.plan(b, hq, hkv, sq, skv, d, causal, dtype, device_name=device, sm=sm, jit=jit)
+
+
+class WithoutAGpu(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if torch.cuda.is_available():
+            raise unittest.SkipTest("this machine has a GPU: tests/python/test_evotune_torch_gpu.py runs there")
+
+    def test_available_says_why_not(self):
+        ok, why = evotune_torch.available()
+        self.assertFalse(ok)
+        self.assertIn("no CUDA device", why)
+
+    def test_cpu_tensors_are_refused(self):
+        q = torch.zeros(1, 2, 8, 64, dtype=torch.float16)
+        with self.assertRaisesRegex(ValueError, "needs CUDA tensors; q is on cpu"):
+            evotune_torch.attention(q, q, q)
+
+    def test_wrong_dtype_is_a_type_error(self):
+        q = torch.zeros(1, 2, 8, 64, dtype=torch.float32)
+        with self.assertRaisesRegex(TypeError, "float16 or bfloat16, got torch.float32"):
+            evotune_torch.attention(q, q, q)
+        h = torch.zeros(1, 2, 8, 64, dtype=torch.float16)
+        with self.assertRaisesRegex(TypeError, "share a dtype"):
+            evotune_torch.attention(h, h.bfloat16(), h)
+
+    def test_bad_shapes_are_value_errors(self):
+        q = torch.zeros(1, 6, 8, 64, dtype=torch.float16)
+        kv = torch.zeros(1, 4, 8, 64, dtype=torch.float16)
+        with self.assertRaisesRegex(ValueError, r"multiple of key/value heads \(4\)"):
+            evotune_torch.attention(q, kv, kv)
+        with self.assertRaisesRegex(ValueError, "4-D"):
+            evotune_torch.attention(q[0], kv, kv)
+        long_q = torch.zeros(1, 4, 16, 64, dtype=torch.float16)
+        with self.assertRaisesRegex(ValueError, r"more queries \(16\) than keys \(8\)"):
+            evotune_torch.attention(long_q, kv, kv)
+        with self.assertRaisesRegex(ValueError, "same shape"):
+            evotune_torch.attention(kv, kv, kv[:, :, :4])
+
+    def test_plan_needs_a_device_or_its_name(self):
+        with self.assertRaisesRegex(evotune_torch.EvotuneError, "pass device_name and sm"):
+            evotune_torch.plan(1, 8, 8, 512, 512, 64)
+
+    def test_the_library_loads_without_a_gpu_and_nvrtc_stays_unloaded(self):
+        self.assertTrue(evotune_torch.library_path().is_file())
+        self.assertFalse(evotune_torch.nvrtc_loaded())
+
+
+class TheCommittedTable(unittest.TestCase):
+    """The table libevotune_capi.so embeds (examples/tuned_attention.h): seven H100 searches."""
+
+    def test_seven_h100_entries_each_with_a_cubin(self):
+        t = evotune_torch.table()
+        self.assertEqual(t["max_distance"], 3.0)
+        self.assertEqual(t["decode_max_queries"], 16)
+        problems = sorted(e["problem"] for e in t["entries"])
+        self.assertEqual(len(problems), 7)
+        self.assertIn("b=2,hq=32,hkv=8,sq=2048,skv=2048,d=128,causal=1,dtype=bf16", problems)
+        self.assertIn("b=2,hq=32,hkv=8,sq=1,skv=2112,d=128,causal=0,dtype=bf16", problems)
+        for e in t["entries"]:
+            self.assertEqual((e["device"], e["sm"], e["target"]), (H100, SM, "sm_90a"))
+            self.assertGreater(e["cubin_bytes"], 10000)
+            self.assertTrue(e["kernel"].startswith("_Z"), e["kernel"])
+            self.assertEqual(e["decode"], ",sq=1," in e["problem"])
+
+    def test_the_lookup_contract(self):
+        # The exact problem.
+        p = plan(2, 32, 8, 2048, 2048, 128, True)
+        self.assertEqual((p["source"], p["match"], p["distance"]), ("table", "exact", 0.0))
+        # The same problem on a sibling GPU of the family.
+        self.assertEqual(plan(2, 32, 8, 2048, 2048, 128, True, device="NVIDIA H100 PCIe")["match"], "same_family")
+        # A KV-cache prefill near the LLaMA prefill: 2 away (a quarter of the queries).
+        p = plan(2, 32, 8, 512, 2048, 128, True)
+        self.assertEqual((p["match"], p["distance"]), ("nearest_problem", 2.0))
+        self.assertEqual(p["entry_problem"], "b=2,hq=32,hkv=8,sq=2048,skv=2048,d=128,causal=1,dtype=bf16")
+        # Every decode step of the LLaMA run finds the decode entry; causal or not, one query is unmasked.
+        for skv in (2049, 2112, 2176):
+            for causal in (False, True):
+                p = plan(2, 32, 8, 1, skv, 128, causal)
+                self.assertEqual(p["entry_problem"], "b=2,hq=32,hkv=8,sq=1,skv=2112,d=128,causal=0,dtype=bf16")
+        # Decode and prefill never stand in for each other: 17 queries is prefill, and no prefill entry is near.
+        self.assertEqual(plan(2, 32, 8, 17, 2112, 128, False)["source"], "none")
+        # Another dtype, head dim, masking or family: none.
+        self.assertEqual(plan(2, 32, 8, 2048, 2048, 128, True, dtype=torch.float16)["source"], "none")
+        self.assertEqual(plan(2, 32, 8, 2048, 2048, 64, True, dtype=torch.bfloat16)["source"], "none")
+        self.assertEqual(plan(2, 32, 8, 2048, 2048, 128, False)["source"], "none")
+        self.assertEqual(plan(2, 32, 8, 2048, 2048, 128, True, device="NVIDIA A100-SXM4-80GB", sm=80)["source"],
+                         "none")
+        # Beyond the distance: 16x fewer queries and keys.
+        self.assertEqual(plan(2, 32, 8, 128, 128, 128, True)["source"], "none")
+        # With JIT allowed, an uncovered shape runs the problem-aware default.
+        p = plan(4, 8, 8, 1, 1000, 64, False, dtype=torch.float16, jit=True)
+        self.assertEqual((p["source"], p["entry"], p["config"]), ("jit_default", None, None))
+
+    def test_a_malformed_shape_is_a_value_error(self):
+        with self.assertRaisesRegex(ValueError, "multiple"):
+            plan(1, 6, 4, 8, 8, 64, False)
+        with self.assertRaisesRegex(ValueError, "d"):
+            plan(1, 4, 4, 8, 8, 96, False)
+
+    def test_asking_never_loads_nvrtc(self):
+        plan(4, 8, 8, 1, 1000, 64, False, dtype=torch.float16, jit=True)
+        evotune_torch.table()
+        self.assertFalse(evotune_torch.nvrtc_loaded())
+
+
+class Registration(unittest.TestCase):
+    def test_the_op_is_registered_with_torch_library(self):
+        self.assertTrue(hasattr(torch.ops.evotune, "attention"))
+        self.assertTrue(hasattr(torch.ops.evotune, "attention_lse"))
+
+    def test_the_fake_implementation_gives_the_output_shape(self):
+        from torch._subclasses.fake_tensor import FakeTensorMode
+
+        with FakeTensorMode():
+            q = torch.empty(2, 32, 7, 128, dtype=torch.bfloat16, device="cuda")
+            kv = torch.empty(2, 8, 300, 128, dtype=torch.bfloat16, device="cuda")
+            out = torch.ops.evotune.attention(q, kv, kv, True, 0.0, False)
+            o, lse = torch.ops.evotune.attention_lse(q, kv, kv, True, 0.0, False)
+        self.assertEqual((tuple(out.shape), out.dtype), ((2, 32, 7, 128), torch.bfloat16))
+        self.assertEqual((tuple(lse.shape), lse.dtype), ((2, 32, 7), torch.float32))
+
+
+class WithoutTheLibrary(unittest.TestCase):
+    def test_a_missing_library_is_a_clear_error(self):
+        import subprocess
+
+        code = ("import sys; sys.path.insert(0, sys.argv[1]); import evotune_torch\n"
+                "try:\n    evotune_torch.table()\nexcept evotune_torch.EvotuneError as e:\n    print(e)\n")
+        env = dict(os.environ, EVOTUNE_CAPI_LIBRARY="/nonexistent/libevotune_capi.so")
+        r = subprocess.run([sys.executable, "-c", code, str(Path(__file__).resolve().parents[2] / "python")],
+                           env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("libevotune_capi.so not found: tried /nonexistent/libevotune_capi.so (no such file)", r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()

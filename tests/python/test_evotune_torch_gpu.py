@@ -1,0 +1,172 @@
+"""The PyTorch op on a GPU (the H100 the committed table was tuned on): against SDPA and an fp32 reference on
+prefill, causal, GQA, KV-cache and decode shapes of both dtypes; on the caller's stream; under torch.compile;
+and with NVRTC never loaded until a shape the table does not cover is run with JIT allowed.
+
+    EVOTUNE_CAPI_LIBRARY=build-device/runtime/libevotune_capi.so python tests/python/test_evotune_torch_gpu.py -v
+"""
+
+import math
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import evotune_torch  # noqa: E402
+
+# (name, b, hq, hkv, sq, skv, d, causal, dtype): each within the table's lookup contract.
+CASES = [
+    ("prefill fp16 d128", 2, 16, 16, 4096, 4096, 128, False, torch.float16),
+    ("causal GQA bf16 d128, tails", 2, 32, 8, 1000, 1000, 128, True, torch.bfloat16),
+    ("causal GQA bf16 d128 (LLaMA prefill)", 2, 32, 8, 2048, 2048, 128, True, torch.bfloat16),
+    ("prefill bf16 d64", 4, 16, 16, 2048, 2048, 64, False, torch.bfloat16),
+    ("causal GQA fp16 d64", 2, 32, 8, 2048, 2048, 64, True, torch.float16),
+    ("KV-cache prefill bf16 (sq < skv)", 2, 32, 8, 512, 2048, 128, True, torch.bfloat16),
+    ("decode bf16, first step", 2, 32, 8, 1, 2049, 128, True, torch.bfloat16),
+    ("decode bf16, last step", 2, 32, 8, 1, 2176, 128, False, torch.bfloat16),
+    ("decode fp16, tail length", 16, 32, 8, 1, 4000, 128, False, torch.float16),
+]
+
+
+def inputs(b, hq, hkv, sq, skv, d, dtype, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    q = torch.randn(b, hq, sq, d, device="cuda", dtype=dtype, generator=g)
+    k = torch.randn(b, hkv, skv, d, device="cuda", dtype=dtype, generator=g)
+    v = torch.randn(b, hkv, skv, d, device="cuda", dtype=dtype, generator=g)
+    return q, k, v
+
+
+def lower_right_mask(sq, skv):
+    # Query i (of the last sq positions) sees keys 0 .. i + skv - sq.
+    return torch.arange(skv, device="cuda")[None, :] <= torch.arange(sq, device="cuda")[:, None] + (skv - sq)
+
+
+def sdpa(q, k, v, causal):
+    """PyTorch's SDPA with GQA; bottom-right causal through an explicit mask when sq < skv (is_causal is
+    top-left aligned)."""
+    sq, skv = q.shape[2], k.shape[2]
+    if causal and sq > 1 and sq < skv:
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=lower_right_mask(sq, skv), enable_gqa=True)
+    return F.scaled_dot_product_attention(q, k, v, is_causal=causal and sq > 1, enable_gqa=True)
+
+
+def reference(q, k, v, causal):
+    """fp32 math, one head group at a time (bounded memory)."""
+    group = q.shape[1] // k.shape[1]
+    k = k.float().repeat_interleave(group, dim=1)
+    v = v.float().repeat_interleave(group, dim=1)
+    out = torch.empty(q.shape, dtype=torch.float32, device="cuda")
+    scale = 1.0 / math.sqrt(q.shape[-1])
+    mask = lower_right_mask(q.shape[2], k.shape[2]) if causal else None
+    for h in range(0, q.shape[1], 8):
+        s = torch.matmul(q[:, h:h + 8].float(), k[:, h:h + 8].transpose(-1, -2)) * scale
+        if mask is not None:
+            s = s.masked_fill(~mask, float("-inf"))
+        out[:, h:h + 8] = torch.matmul(torch.softmax(s, dim=-1), v[:, h:h + 8])
+    return out
+
+
+def check(test, name, q, k, v, causal, out):
+    ref = reference(q, k, v, causal)
+    ours = (out.float() - ref).abs().max().item()
+    theirs = (sdpa(q, k, v, causal).float() - ref).abs().max().item()
+    mantissa = 7 if q.dtype == torch.bfloat16 else 10
+    floor = math.ldexp(0.25, math.frexp(ref.abs().max().item())[1] - 1 - mantissa)
+    tolerance = 2 * theirs + floor
+    print(f"  {name}: max abs error {ours:.3g} vs SDPA's {theirs:.3g} (tolerance {tolerance:.3g})")
+    test.assertTrue(torch.isfinite(out).all().item(), f"{name}: non-finite outputs")
+    test.assertLessEqual(ours, tolerance, name)
+
+
+class AgainstSdpa(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        ok, why = evotune_torch.available()
+        if not ok:
+            raise unittest.SkipTest(why)
+
+    def test_every_case_matches_sdpa_within_its_own_error(self):
+        for i, (name, b, hq, hkv, sq, skv, d, causal, dtype) in enumerate(CASES):
+            with self.subTest(name):
+                p = evotune_torch.plan(b, hq, hkv, sq, skv, d, causal, dtype)
+                print(f"{name}: {p['match']} ({p['distance']}) of {p['entry_problem']}")
+                self.assertEqual(p["source"], "table", name)
+                q, k, v = inputs(b, hq, hkv, sq, skv, d, dtype, seed=100 + i)
+                check(self, name, q, k, v, causal, evotune_torch.attention(q, k, v, causal=causal))
+
+    def test_lse_and_a_scale(self):
+        q, k, v = inputs(2, 32, 8, 1000, 1000, 128, torch.bfloat16, seed=7)
+        out, lse = evotune_torch.attention(q, k, v, causal=True, scale=0.05, return_lse=True)
+        expected = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=True, scale=0.05,
+                                                  enable_gqa=True)
+        self.assertLess((out.float() - expected).abs().max().item(), 0.05)
+        s = torch.matmul(q.float(), k.float().repeat_interleave(4, dim=1).transpose(-1, -2)) * 0.05
+        s = s.masked_fill(~lower_right_mask(1000, 1000), float("-inf"))
+        self.assertLess((lse - torch.logsumexp(s, dim=-1)).abs().max().item(), 1e-2)
+
+    def test_non_contiguous_inputs_are_copied(self):
+        q, k, v = inputs(2, 32, 8, 1000, 1000, 128, torch.bfloat16, seed=8)
+        qt = q.transpose(1, 2).contiguous().transpose(1, 2)  # BHSD view of BSHD memory, as a model's projections give
+        self.assertFalse(qt.is_contiguous())
+        self.assertTrue(torch.equal(evotune_torch.attention(qt, k, v, causal=True),
+                                    evotune_torch.attention(q, k, v, causal=True)))
+
+    def test_it_runs_on_the_current_stream(self):
+        q, k, v = inputs(2, 32, 8, 2048, 2048, 128, torch.bfloat16, seed=9)
+        expected = evotune_torch.attention(q, k, v, causal=True)
+        torch.cuda.synchronize()
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):
+            torch.cuda._sleep(50_000_000)  # ~tens of ms of busy-wait on the side stream, before the op
+            out = evotune_torch.attention(q, k, v, causal=True)
+            done = torch.cuda.Event()
+            done.record(side)
+        self.assertFalse(done.query(), "the op did not queue behind the side stream's work")
+        side.synchronize()
+        self.assertTrue(torch.equal(out, expected))
+
+    def test_torch_compile_traces_around_it(self):
+        q, k, v = inputs(2, 32, 8, 1, 2112, 128, torch.bfloat16, seed=10)
+
+        def block(q, k, v):
+            return evotune_torch.attention(q * 0.5, k, v, causal=False) + 1
+
+        compiled = torch.compile(block, fullgraph=True)
+        self.assertTrue(torch.allclose(compiled(q, k, v), block(q, k, v), atol=1e-2))
+
+    def test_wrong_device_index_and_cpu_mix_are_refused(self):
+        q, k, v = inputs(1, 8, 8, 16, 16, 64, torch.float16, seed=11)
+        with self.assertRaisesRegex(ValueError, "needs CUDA tensors; k is on cpu"):
+            evotune_torch.attention(q, k.cpu(), v)
+
+
+class ZzNvrtcOnlyForJit(unittest.TestCase):
+    """Runs last (unittest sorts classes by name): nothing before it may load NVRTC."""
+
+    @classmethod
+    def setUpClass(cls):
+        ok, why = evotune_torch.available()
+        if not ok:
+            raise unittest.SkipTest(why)
+
+    def test_table_kernels_never_load_nvrtc_and_jit_does(self):
+        q, k, v = inputs(2, 32, 8, 1, 2100, 128, torch.bfloat16, seed=12)
+        evotune_torch.attention(q, k, v)
+        torch.cuda.synchronize()
+        self.assertFalse(evotune_torch.nvrtc_loaded())
+        self.assertNotIn("libnvrtc", Path("/proc/self/maps").read_text())
+        # d64 decode: no entry of that kind.
+        q, k, v = inputs(4, 8, 8, 1, 1000, 64, torch.float16, seed=13)
+        with self.assertRaisesRegex(evotune_torch.NotCoveredError, "no tuned kernel for b=4,hq=8,hkv=8,sq=1"):
+            evotune_torch.attention(q, k, v, jit=False)
+        self.assertFalse(evotune_torch.nvrtc_loaded())
+        check(self, "uncovered d64 decode, JIT", q, k, v, False, evotune_torch.attention(q, k, v, jit=True))
+        self.assertTrue(evotune_torch.nvrtc_loaded())
+        self.assertIn("libnvrtc", Path("/proc/self/maps").read_text())
+
+
+if __name__ == "__main__":
+    unittest.main()
