@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
@@ -146,17 +147,16 @@ std::string native_target_of(int sm) {
 
 // Compiles the entry's config ahead of time for its device's target, as the launcher would for any shape of
 // its head dim, dtype and causality (attention::any_shape_problem), through the cubin cache; fills the
-// entry's kernel fields. Throws UsageError when the config is not valid there or does not compile.
-void compile_ahead_of_time(evidence::TunedEntry& entry, const Config& config, const attention::Problem& problem,
-                           CompilerStack& stack) {
+// entry's kernel fields. Returns why not when the config is invalid there or does not compile.
+std::optional<std::string> compile_ahead_of_time(evidence::TunedEntry& entry, const Config& config,
+                                                 const attention::Problem& problem, CompilerStack& stack) {
   entry.target = native_target_of(entry.sm);
   const runtime::Target target = compile_target(entry.target);
   const DeviceLimits limits = DeviceLimits::for_target(target);
   const attention::Problem any_shape = attention::any_shape_problem(problem.d, problem.causal, problem.dtype);
   const runtime::Preparation preparation = attention::prepare(config, any_shape, limits, target, stack.compiler());
   if (const runtime::Rejection* r = runtime::rejected(preparation)) {
-    throw UsageError(fmt::format("run {}'s winner {} does not compile for {}: {}", entry.run_id, entry.config_text,
-                                 entry.target, r->reason));
+    return fmt::format("does not compile for {}: {}", entry.target, r->reason);
   }
   const runtime::PreparedKernel& prepared = std::get<runtime::PreparedKernel>(preparation);
   entry.kernel_name = prepared.kernel_name;
@@ -164,7 +164,8 @@ void compile_ahead_of_time(evidence::TunedEntry& entry, const Config& config, co
   entry.threads = attention::threads(config);
   entry.shared_bytes = attention::shared_bytes(config, any_shape);
   const attention::LaunchPlan plan = attention::launch_plan(config, problem, limits);
-  for (int i = 0; i < 3; ++i) entry.grid[i] = static_cast<int>(plan.kernel.grid[static_cast<std::size_t>(i)]);
+  for (std::size_t i = 0; i < 3; ++i) entry.grid[i] = static_cast<int>(plan.kernel.grid[i]);
+  return std::nullopt;
 }
 
 void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
@@ -228,8 +229,11 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
     for (const evidence::BaselineRecord& b : store.baselines(w.run_id)) {
       if (b.median_us) e.baselines.push_back({b.name, *b.median_us});
     }
-    if (!opt.no_cubin) compile_ahead_of_time(e, config, problem, stack);
-    if (!reverify(e, config, problem, opt, globals, seed)) {
+    // A config that does not compile for its target, or fails re-verification, refuses the export.
+    if (std::optional<std::string> why = opt.no_cubin ? std::nullopt : compile_ahead_of_time(e, config, problem, stack)) {
+      failures.push_back(fmt::format("run {} ({}): {}", e.run_id, e.problem_text, *why));
+      e.verification = *why;
+    } else if (!reverify(e, config, problem, opt, globals, seed)) {
       failures.push_back(fmt::format("run {} ({}): {}", e.run_id, e.problem_text, e.verification));
     }
     seed += 16;
@@ -238,7 +242,7 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
     input.entries.push_back(std::move(e));
   }
   if (!failures.empty()) {
-    throw std::runtime_error(fmt::format("export refused, {} was not written: a config failed re-verification: {}",
+    throw std::runtime_error(fmt::format("export refused, {} was not written: a config failed to compile or re-verify: {}",
                                          opt.out, fmt::join(failures, " | ")));
   }
   if (input.entries.empty()) throw UsageError(fmt::format("nothing in {} to export", opt.db));

@@ -171,7 +171,7 @@ AttentionLauncher::AttentionLauncher(AttentionLauncher&&) noexcept = default;
 AttentionLauncher& AttentionLauncher::operator=(AttentionLauncher&&) noexcept = default;
 
 void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdeviceptr k, CUdeviceptr v,
-                               CUdeviceptr o, CUstream stream, CUdeviceptr lse) const {
+                               CUdeviceptr o, CUstream stream, CUdeviceptr lse, float softmax_scale) const {
   const Impl& m = *impl_;
   const attention::Problem problem = problem_of(shape);
   if (!m.validated || !same_shape(*m.validated, shape)) {
@@ -205,7 +205,9 @@ void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdev
   params.hkv = shape.hkv;
   params.sq = shape.sq;
   params.skv = shape.skv;
-  params.softmax_scale = m.softmax_scale != 0.0f ? m.softmax_scale : problem.softmax_scale();
+  params.softmax_scale = softmax_scale != 0.0f   ? softmax_scale
+                         : m.softmax_scale != 0.0f ? m.softmax_scale
+                                                   : problem.softmax_scale();
   // The caller's thread may have another context current (or none); the module lives in the primary one.
   m.context->make_current();
   const attention::LaunchPlan& plan = m.plan;

@@ -106,8 +106,9 @@ class AttentionLauncher {
   // small memset on `stream`). Because the
   // workspace is the launcher's, launches of one launcher on streams that may run concurrently race on
   // it: give each concurrent stream its own launcher.
+  // softmax_scale (non-zero) overrides options.softmax_scale for this call.
   void launch(const AttentionShape& shape, CUdeviceptr q, CUdeviceptr k, CUdeviceptr v, CUdeviceptr o,
-              CUstream stream, CUdeviceptr lse = 0) const;
+              CUstream stream, CUdeviceptr lse = 0, float softmax_scale = 0.0f) const;
   // The split workspace a launch of `shape` uses (0: it does not split), and the chunk count.
   std::size_t workspace_bytes(const AttentionShape& shape) const;
   int splits(const AttentionShape& shape) const;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -146,6 +147,7 @@ const Device& device_info(Registry& r, int ordinal) {
 int forward(const evotune_attention_shape& s, uint64_t q, uint64_t k, uint64_t v, uint64_t o, uint64_t lse,
             void* stream, int device, float softmax_scale, bool allow_jit, char* error, size_t error_size) {
   evotune::attention::Problem problem = checked_problem(s);
+  if (!std::isfinite(softmax_scale)) throw std::invalid_argument("softmax_scale must be finite (0: 1/sqrt(d))");
   // Causal masking is aligned bottom-right, so one query sees every key: the same problem unmasked.
   const bool masked = problem.causal && problem.sq > 1;
   Registry& r = registry();
@@ -153,8 +155,7 @@ int forward(const evotune_attention_shape& s, uint64_t q, uint64_t k, uint64_t v
   const Device& dev = device_info(r, device);
   const tuned::Lookup found = tuned::lookup(dev.name.c_str(), dev.sm, problem_of(s));
   evotune::AttentionLauncherOptions options;
-  options.device = device;
-  options.softmax_scale = softmax_scale;
+  options.device = device;  // the scale is per call (launch's argument): launchers are shared across calls
   evotune::AttentionShape shape{s.b, s.hq, s.hkv, s.sq, s.skv, s.d, masked, s.bf16 != 0};
   Registry::Key key;
   if (found.entry != nullptr) {
@@ -182,7 +183,7 @@ int forward(const evotune_attention_shape& s, uint64_t q, uint64_t k, uint64_t v
                                                                        options);
     it = r.launchers.emplace(key, std::move(launcher)).first;
   }
-  it->second->launch(shape, q, k, v, o, static_cast<CUstream>(stream), lse);
+  it->second->launch(shape, q, k, v, o, static_cast<CUstream>(stream), lse, softmax_scale);
   return EVOTUNE_OK;
 }
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
 import os
 import threading
 from pathlib import Path
@@ -216,6 +217,17 @@ def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
         raise ValueError(f"evotune_torch.attention: q, k, v are on different devices: {q.device}, {k.device}, {v.device}")
 
 
+_local = threading.local()
+
+
+def _error_buffer():
+    """A per-thread message buffer for the C calls (allocated once, not per call)."""
+    buffer = getattr(_local, "error", None)
+    if buffer is None:
+        buffer = _local.error = ctypes.create_string_buffer(1024)
+    return buffer
+
+
 def _forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float, jit: bool,
              with_lse: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
     lib = _load()
@@ -227,7 +239,7 @@ def _forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, sc
         return out, lse
     shape = _shape(b, hq, hkv, sq, skv, d, causal, q.dtype == torch.bfloat16)
     stream = torch.cuda.current_stream(q.device).cuda_stream
-    err = ctypes.create_string_buffer(1024)
+    err = _error_buffer()
     status = lib.evotune_attention_forward(
         ctypes.byref(shape), q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
         lse.data_ptr() if lse is not None else 0, ctypes.c_void_p(stream), q.device.index, float(scale), int(jit),
@@ -273,12 +285,23 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
     EvotuneError (no library or device, a failed load or launch).
     """
     _check(q, k, v)
+    if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
+        raise ValueError("evotune_torch.attention is forward only (inference): call it under torch.no_grad() or "
+                         "with inputs that do not require grad")
     q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
     scale = 0.0 if scale is None else float(scale)
+    if not math.isfinite(scale):
+        raise ValueError(f"evotune_torch.attention: scale must be finite, got {scale}")
     jit = _jit_default() if jit is None else bool(jit)
-    if return_lse:
-        return torch.ops.evotune.attention_lse(q, k, v, bool(causal), scale, jit)
-    return torch.ops.evotune.attention(q, k, v, bool(causal), scale, jit)
+    if torch.compiler.is_compiling():  # traced: the registered op, which torch.compile sees through its fake
+        if return_lse:
+            return torch.ops.evotune.attention_lse(q, k, v, bool(causal), scale, jit)
+        return torch.ops.evotune.attention(q, k, v, bool(causal), scale, jit)
+    # Eager: straight to the kernel. The op dispatcher would give the same result and cost tens of
+    # microseconds per call, which a decode step (one call per layer, each a few microseconds of GPU time)
+    # would pay in full.
+    out, lse = _forward(q, k, v, bool(causal), scale, jit, with_lse=return_lse)
+    return (out, lse) if return_lse else out
 
 
 def register_transformers(name: str = "evotune", jit: bool | None = None) -> str:

@@ -9,7 +9,7 @@
 
 namespace evotune_attention {
 
-constexpr int kCombineThreads = 128;  // rows per CTA: kCombineThreads / 32
+inline constexpr int kCombineThreads = 128;  // rows per CTA: kCombineThreads / 32 (inline: common.cuh's kLog2e)
 
 // A lane's D / 32 fp32 columns as one vector load.
 template <int kCols>

@@ -11,8 +11,11 @@
 
 namespace evotune_attention {
 
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kLn2 = 0.6931471805599453f;
+// inline: external linkage. A namespace-scope constexpr has internal linkage, and NVRTC names the symbols of
+// internal entities with the compiling process's id, so two compiles of the same source gave different CUBIN
+// bytes (and an exported header that depended on which process compiled it).
+inline constexpr float kLog2e = 1.4426950408889634f;
+inline constexpr float kLn2 = 0.6931471805599453f;
 
 enum SmemLayout { kPadded = 0, kSwizzled = 1 };
 

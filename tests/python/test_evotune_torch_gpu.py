@@ -99,6 +99,7 @@ class AgainstSdpa(unittest.TestCase):
 
     def test_lse_and_a_scale(self):
         q, k, v = inputs(2, 32, 8, 1000, 1000, 128, torch.bfloat16, seed=7)
+        evotune_torch.attention(q, k, v, causal=True)  # the default scale first: the kernel is then cached
         out, lse = evotune_torch.attention(q, k, v, causal=True, scale=0.05, return_lse=True)
         expected = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=True, scale=0.05,
                                                   enable_gqa=True)
@@ -136,6 +137,18 @@ class AgainstSdpa(unittest.TestCase):
 
         compiled = torch.compile(block, fullgraph=True)
         self.assertTrue(torch.allclose(compiled(q, k, v), block(q, k, v), atol=1e-2))
+        # The traced graph holds the registered op, not a graph break around Python.
+        from torch._dynamo.testing import CompileCounterWithBackend
+
+        counter = CompileCounterWithBackend("aot_eager")
+        torch.compile(block, fullgraph=True, backend=counter)(q, k, v)
+        ops = [str(n.target) for g in counter.graphs for n in g.graph.nodes if n.op == "call_function"]
+        self.assertTrue(any("evotune.attention" in op for op in ops), ops)
+
+    def test_gradients_are_refused(self):
+        q, k, v = inputs(1, 8, 8, 16, 16, 64, torch.float16, seed=14)
+        with self.assertRaisesRegex(ValueError, "forward only"):
+            evotune_torch.attention(q.requires_grad_(), k, v)
 
     def test_wrong_device_index_and_cpu_mix_are_refused(self):
         q, k, v = inputs(1, 8, 8, 16, 16, 64, torch.float16, seed=11)
@@ -156,8 +169,10 @@ class ZzNvrtcOnlyForJit(unittest.TestCase):
         q, k, v = inputs(2, 32, 8, 1, 2100, 128, torch.bfloat16, seed=12)
         evotune_torch.attention(q, k, v)
         torch.cuda.synchronize()
+        # evotune's own loader has not opened NVRTC. (/proc/self/maps cannot tell here: PyTorch maps its own
+        # NVRTC for cuDNN's runtime-compiled engines and torch.compile; the C++ example checks the maps in a
+        # process without PyTorch.)
         self.assertFalse(evotune_torch.nvrtc_loaded())
-        self.assertNotIn("libnvrtc", Path("/proc/self/maps").read_text())
         # d64 decode: no entry of that kind.
         q, k, v = inputs(4, 8, 8, 1, 1000, 64, torch.float16, seed=13)
         with self.assertRaisesRegex(evotune_torch.NotCoveredError, "no tuned kernel for b=4,hq=8,hkv=8,sq=1"):
@@ -165,7 +180,6 @@ class ZzNvrtcOnlyForJit(unittest.TestCase):
         self.assertFalse(evotune_torch.nvrtc_loaded())
         check(self, "uncovered d64 decode, JIT", q, k, v, False, evotune_torch.attention(q, k, v, jit=True))
         self.assertTrue(evotune_torch.nvrtc_loaded())
-        self.assertIn("libnvrtc", Path("/proc/self/maps").read_text())
 
 
 if __name__ == "__main__":
