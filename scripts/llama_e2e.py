@@ -40,7 +40,7 @@ def parse_args():
     p.add_argument("--prompt", type=int, default=2048, help="prompt tokens per sequence (default 2048)")
     p.add_argument("--steps", type=int, default=128, help="decode steps (default 128)")
     p.add_argument("--reps", type=int, default=5, help="timed prefills per implementation (default 5)")
-    p.add_argument("--rounds", type=int, default=3, help="interleaved timing rounds (default 3)")
+    p.add_argument("--rounds", type=int, default=7, help="interleaved timing rounds (default 7)")
     p.add_argument("--seed", type=int, default=0, help="weights and prompt seed (default 0)")
     args = p.parse_args()
     for name in ("layers", "batch", "prompt", "steps", "reps", "rounds"):
@@ -97,8 +97,7 @@ def main():
     with torch.device("cuda"):
         model32 = LlamaForCausalLM(config).eval()
     # The weights, explicitly and reproducibly: LLaMA's initializer (normal, std 0.02) for every matrix, ones
-    # for the RMSNorm scales. (Whether a model built in a device context gets initialized depends on the
-    # transformers version; the first run of this script showed fp32 and bf16 logits 94% apart.)
+    # for the RMSNorm scales, whatever the transformers version does for a model built in a device context.
     init = torch.Generator(device="cuda").manual_seed(args.seed)
     with torch.no_grad():
         for name, param in model32.named_parameters():
@@ -107,6 +106,12 @@ def main():
             else:
                 param.fill_(1.0)
     model = copy.deepcopy(model32).to(torch.bfloat16).eval()
+    # RoPE's inverse frequencies stay fp32, as in a model loaded in bf16 (they are computed in fp32 at
+    # construction, not cast); Module.to() would round them to bf16.
+    for (name, rotary), (_, rotary32) in zip(model.named_modules(), model32.named_modules()):
+        if type(rotary).__name__.endswith("RotaryEmbedding"):
+            for buffer_name, buffer in rotary32.named_buffers(recurse=False):
+                setattr(rotary, buffer_name, buffer.clone())
     params = sum(p.numel() for p in model.parameters())
     log(f"{params / 1e9:.2f} B parameters")
 
@@ -141,6 +146,13 @@ def main():
     log("evotune bf16: the same tokens")
     use(model, "evotune")
     evotune_logits, _ = generate(model, tokens)
+    # Two of SDPA's own backends against each other: how far one correct bf16 kernel moves this model's
+    # logits from another (the peers' floor for evotune's figures).
+    use(model, "sdpa")
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+        flash_logits, _ = generate(model, tokens)
+    with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+        cudnn_logits, _ = generate(model, tokens)
     log("SDPA fp32: the same tokens")
     use(model32, "sdpa")
     fp32_logits, _ = generate(model32, tokens)
@@ -160,8 +172,18 @@ def main():
         "top1_agreement": top1(evotune_logits, sdpa_logits),
         "top1_agreement_sdpa_vs_fp32": top1(sdpa_logits, fp32_logits),
         "top1_agreement_evotune_vs_fp32": top1(evotune_logits, fp32_logits),
+        "logits_rel_err_sdpa_flash_vs_cudnn": rel_err(flash_logits, cudnn_logits),
+        "top1_agreement_sdpa_flash_vs_cudnn": top1(flash_logits, cudnn_logits),
         "positions_compared": int(evotune_logits.shape[0] * evotune_logits.shape[1]),
     }
+    # Where evotune and SDPA pick different tokens, how close SDPA's own top two were (in logits), beside the
+    # typical size of the logit differences between the two: a near-tie flipped by rounding, or not.
+    top2 = sdpa_logits.topk(2, dim=-1).values
+    margin = top2[..., 0] - top2[..., 1]
+    disagree = evotune_logits.argmax(dim=-1) != sdpa_logits.argmax(dim=-1)
+    quality["disagreements_max_sdpa_margin"] = margin[disagree].max().item() if disagree.any() else 0.0
+    quality["median_sdpa_margin"] = margin.median().item()
+    quality["logit_diff_rms"] = (evotune_logits - sdpa_logits).pow(2).mean().sqrt().item()
     log(json.dumps(quality))
 
     @torch.no_grad()
@@ -259,7 +281,12 @@ def main():
         f"logits relative error, evotune vs SDPA: {quality['logits_rel_err']:.4g} (bf16 SDPA vs fp32: "
         f"{quality['logits_rel_err_sdpa_vs_fp32']:.4g}; evotune vs fp32: {quality['logits_rel_err_evotune_vs_fp32']:.4g})",
         f"top-1 agreement, evotune vs SDPA: {quality['top1_agreement']:.4f} over {quality['positions_compared']} "
-        f"positions (SDPA vs fp32: {quality['top1_agreement_sdpa_vs_fp32']:.4f})",
+        f"positions (SDPA vs fp32: {quality['top1_agreement_sdpa_vs_fp32']:.4f}; SDPA flash vs cuDNN: "
+        f"{quality['top1_agreement_sdpa_flash_vs_cudnn']:.4f}, logits {quality['logits_rel_err_sdpa_flash_vs_cudnn']:.4g} "
+        f"apart)",
+        f"disagreements: SDPA's top-1 margin at most {quality['disagreements_max_sdpa_margin']:.4g} there (median "
+        f"margin {quality['median_sdpa_margin']:.4g}; rms logit difference evotune vs SDPA "
+        f"{quality['logit_diff_rms']:.4g})",
         f"prefill: evotune {summary['prefill_ms_evotune']:.3f} ms, SDPA's best ({best_prefill}) "
         f"{summary['prefill_ms_sdpa']:.3f} ms: {summary['prefill_ms_sdpa'] / summary['prefill_ms_evotune']:.3f}x",
         f"decode: evotune {summary['decode_ms_per_step_evotune']:.4f} ms/step, SDPA's best ({best_decode}) "
