@@ -170,9 +170,15 @@ AttentionLauncher::~AttentionLauncher() = default;
 AttentionLauncher::AttentionLauncher(AttentionLauncher&&) noexcept = default;
 AttentionLauncher& AttentionLauncher::operator=(AttentionLauncher&&) noexcept = default;
 
-void AttentionLauncher::launch(const AttentionShape& shape, CUdeviceptr q, CUdeviceptr k, CUdeviceptr v,
+void AttentionLauncher::launch(const AttentionShape& call_shape, CUdeviceptr q, CUdeviceptr k, CUdeviceptr v,
                                CUdeviceptr o, CUstream stream, CUdeviceptr lse, float softmax_scale) const {
   const Impl& m = *impl_;
+  // Causal masking is aligned bottom-right, so a single query sees every key with or without it: such a
+  // shape runs on a kernel compiled either way (a decode entry of the other causality, found by lookup).
+  const AttentionShape shape =
+      call_shape.sq == 1 ? AttentionShape{call_shape.b, call_shape.hq, call_shape.hkv, 1, call_shape.skv,
+                                          call_shape.d, m.compiled_for.causal, call_shape.bf16}
+                         : call_shape;
   const attention::Problem problem = problem_of(shape);
   if (!m.validated || !same_shape(*m.validated, shape)) {
     if (shape.d != m.compiled_for.d || shape.causal != m.compiled_for.causal ||

@@ -95,7 +95,8 @@ class AttentionLauncher {
 
   // Enqueues the call on `stream`; returns at once. `lse` (optional, [b, hq, sq] fp32) receives the
   // natural-log log-sum-exp of the scaled scores. Throws std::invalid_argument for a shape this
-  // launcher was not compiled for (head dim, dtype, causal) or that is malformed, and
+  // launcher was not compiled for (head dim, dtype, causal; causality is
+  // moot for a single query, sq = 1, which runs either way) or that is malformed, and
   // std::runtime_error when the launch fails.
   //
   // Split-KV (a config with splits > 1, or splits=auto where the shape calls for it) enqueues two

@@ -159,8 +159,6 @@ int forward(const evotune_attention_shape& s, uint64_t q, uint64_t k, uint64_t v
   evotune::AttentionShape shape{s.b, s.hq, s.hkv, s.sq, s.skv, s.d, masked, s.bf16 != 0};
   Registry::Key key;
   if (found.entry != nullptr) {
-    // The entry was compiled with its own causal flag; for a single query either flag computes the same.
-    if (!masked) shape.causal = found.entry->problem.causal;
     key = {device, stream, static_cast<long>(found.entry - tuned::kEntries), "", 0, false, false};
   } else if (allow_jit) {
     problem.causal = masked;
