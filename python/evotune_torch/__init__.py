@@ -71,6 +71,8 @@ def _candidates() -> list[Path]:
 
 def _load():
     global _lib
+    if _lib is not None:  # every call after the first: no lock
+        return _lib
     with _lock:
         if _lib is not None:
             return _lib
@@ -219,6 +221,11 @@ def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
 
 _local = threading.local()
 
+# The current stream's handle without building a torch.cuda.Stream object per call (PyTorch's own fast path;
+# the public API where it is absent).
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+    lambda index: torch.cuda.current_stream(index).cuda_stream)
+
 
 def _error_buffer():
     """A per-thread message buffer for the C calls (allocated once, not per call)."""
@@ -238,7 +245,7 @@ def _forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, sc
     if out.numel() == 0:
         return out, lse
     shape = _shape(b, hq, hkv, sq, skv, d, causal, q.dtype == torch.bfloat16)
-    stream = torch.cuda.current_stream(q.device).cuda_stream
+    stream = _raw_stream(q.device.index)
     err = _error_buffer()
     status = lib.evotune_attention_forward(
         ctypes.byref(shape), q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
