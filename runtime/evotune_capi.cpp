@@ -50,16 +50,16 @@ int fail(int code, const std::string& message, char* error, size_t error_size) {
 int write_json(const nlohmann::json& j, char* json, size_t json_size, char* error, size_t error_size) {
   const std::string text = j.dump();
   if (json == nullptr || json_size <= text.size()) {
-    return fail(EVOTUNE_INVALID_ARGUMENT, fmt::format("the JSON needs a buffer of {} bytes", text.size() + 1), error,
-                error_size);
+    return fail(EVOTUNE_INVALID_ARGUMENT, fmt::format("the JSON needs a buffer of {} bytes", text.size() + 1),
+                error, error_size);
   }
   write_text(text, json, json_size);
   return EVOTUNE_OK;
 }
 
 std::string problem_text(const tuned::AttentionProblem& p) {
-  return fmt::format("b={},hq={},hkv={},sq={},skv={},d={},causal={},dtype={}", p.b, p.hq, p.hkv, p.sq, p.skv, p.d,
-                     p.causal ? 1 : 0, p.bf16 ? "bf16" : "fp16");
+  return fmt::format("b={},hq={},hkv={},sq={},skv={},d={},causal={},dtype={}", p.b, p.hq, p.hkv, p.sq, p.skv,
+                     p.d, p.causal ? 1 : 0, p.bf16 ? "bf16" : "fp16");
 }
 
 tuned::AttentionProblem problem_of(const evotune_attention_shape& s) {
@@ -147,7 +147,8 @@ const Device& device_info(Registry& r, int ordinal) {
 int forward(const evotune_attention_shape& s, uint64_t q, uint64_t k, uint64_t v, uint64_t o, uint64_t lse,
             void* stream, int device, float softmax_scale, bool allow_jit, char* error, size_t error_size) {
   evotune::attention::Problem problem = checked_problem(s);
-  if (!std::isfinite(softmax_scale)) throw std::invalid_argument("softmax_scale must be finite (0: 1/sqrt(d))");
+  if (!std::isfinite(softmax_scale))
+    throw std::invalid_argument("softmax_scale must be finite (0: 1/sqrt(d))");
   // Causal masking is aligned bottom-right, so one query sees every key: the same problem unmasked.
   const bool masked = problem.causal && problem.sq > 1;
   Registry& r = registry();
@@ -162,23 +163,25 @@ int forward(const evotune_attention_shape& s, uint64_t q, uint64_t k, uint64_t v
     key = {device, stream, static_cast<long>(found.entry - tuned::kEntries), "", 0, false, false};
   } else if (allow_jit) {
     problem.causal = masked;
-    const std::string config = evotune::attention::format(evotune::attention::heuristic_config(problem, dev.limits));
+    const std::string config =
+        evotune::attention::format(evotune::attention::heuristic_config(problem, dev.limits));
     key = {device, stream, -1, config, s.d, masked, s.bf16 != 0};
   } else {
-    return fail(EVOTUNE_NOT_COVERED,
-                fmt::format("no tuned kernel for {} on {} (sm_{}) within the table's lookup contract (same head dim, "
-                            "dtype, masking and decode/prefill kind, distance <= {}); allow JIT to compile evotune's "
-                            "problem-aware default with NVRTC",
-                            problem_text(problem_of(s)), dev.name, dev.sm, tuned::kMaxDistance),
-                error, error_size);
+    return fail(
+        EVOTUNE_NOT_COVERED,
+        fmt::format("no tuned kernel for {} on {} (sm_{}) within the table's lookup contract (same head dim, "
+                    "dtype, masking and decode/prefill kind, distance <= {}); allow JIT to compile evotune's "
+                    "problem-aware default with NVRTC",
+                    problem_text(problem_of(s)), dev.name, dev.sm, tuned::kMaxDistance),
+        error, error_size);
   }
   auto it = r.launchers.find(key);
   if (it == r.launchers.end()) {
     auto launcher = found.entry != nullptr
                         ? std::make_unique<evotune::AttentionLauncher>(
                               evotune::AttentionLauncher::from_tuned(*found.entry, options))
-                        : std::make_unique<evotune::AttentionLauncher>(std::get<3>(key), s.d, masked, s.bf16 != 0,
-                                                                       options);
+                        : std::make_unique<evotune::AttentionLauncher>(std::get<3>(key), s.d, masked,
+                                                                       s.bf16 != 0, options);
     it = r.launchers.emplace(key, std::move(launcher)).first;
   }
   it->second->launch(shape, q, k, v, o, static_cast<CUstream>(stream), lse, softmax_scale);
@@ -204,15 +207,15 @@ int evotune_attention_forward(const evotune_attention_shape* shape, uint64_t q, 
   }
 }
 
-int evotune_attention_plan(const evotune_attention_shape* shape, const char* device_name, int sm, int allow_jit,
-                           char* json, size_t json_size, char* error, size_t error_size) {
+int evotune_attention_plan(const evotune_attention_shape* shape, const char* device_name, int sm,
+                           int allow_jit, char* json, size_t json_size, char* error, size_t error_size) {
   if (shape == nullptr || device_name == nullptr) {
     return fail(EVOTUNE_INVALID_ARGUMENT, "null shape or device name", error, error_size);
   }
   try {
     checked_problem(*shape);
-    return write_json(plan_json(tuned::lookup(device_name, sm, problem_of(*shape)), allow_jit != 0), json, json_size,
-                      error, error_size);
+    return write_json(plan_json(tuned::lookup(device_name, sm, problem_of(*shape)), allow_jit != 0), json,
+                      json_size, error, error_size);
   } catch (const std::invalid_argument& e) {
     return fail(EVOTUNE_INVALID_ARGUMENT, e.what(), error, error_size);
   } catch (const std::exception& e) {
@@ -246,8 +249,12 @@ int evotune_table(char* json, size_t json_size, char* error, size_t error_size) 
   }
 }
 
-int evotune_nvrtc_loaded(void) { return evotune::runtime::nvrtc_loaded() ? 1 : 0; }
+int evotune_nvrtc_loaded(void) {
+  return evotune::runtime::nvrtc_loaded() ? 1 : 0;
+}
 
-const char* evotune_version(void) { return EVOTUNE_VERSION; }
+const char* evotune_version(void) {
+  return EVOTUNE_VERSION;
+}
 
 }  // extern "C"

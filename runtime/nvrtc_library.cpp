@@ -47,8 +47,8 @@ LoadedNvrtc load_nvrtc() {
     return loaded;
   }
   std::string missing;
-#define EVOTUNE_LOAD_NVRTC_FN(name)                                                             \
-  loaded.api.name = reinterpret_cast<decltype(loaded.api.name)>(dlsym(handle, #name));          \
+#define EVOTUNE_LOAD_NVRTC_FN(name)                                                    \
+  loaded.api.name = reinterpret_cast<decltype(loaded.api.name)>(dlsym(handle, #name)); \
   if (loaded.api.name == nullptr) missing += std::string(missing.empty() ? "" : ", ") + #name;
   EVOTUNE_NVRTC_FUNCTIONS(EVOTUNE_LOAD_NVRTC_FN)
 #undef EVOTUNE_LOAD_NVRTC_FN
@@ -65,6 +65,8 @@ const NvrtcApi& nvrtc() {
   return instance.api;
 }
 
-bool nvrtc_loaded() { return loaded_flag; }
+bool nvrtc_loaded() {
+  return loaded_flag;
+}
 
 }  // namespace evotune::runtime

@@ -12,10 +12,11 @@
 
 namespace evotune::runtime {
 
-#define EVOTUNE_NVRTC_FUNCTIONS(X)                                                                        \
-  X(nvrtcGetErrorString) X(nvrtcVersion) X(nvrtcGetNumSupportedArchs) X(nvrtcGetSupportedArchs)           \
-  X(nvrtcCreateProgram) X(nvrtcDestroyProgram) X(nvrtcAddNameExpression) X(nvrtcCompileProgram)           \
-  X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog) X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcGetLoweredName)
+#define EVOTUNE_NVRTC_FUNCTIONS(X)                                                                      \
+  X(nvrtcGetErrorString)                                                                                \
+  X(nvrtcVersion) X(nvrtcGetNumSupportedArchs) X(nvrtcGetSupportedArchs) X(nvrtcCreateProgram)          \
+      X(nvrtcDestroyProgram) X(nvrtcAddNameExpression) X(nvrtcCompileProgram) X(nvrtcGetProgramLogSize) \
+          X(nvrtcGetProgramLog) X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcGetLoweredName)
 
 struct NvrtcApi {
 #define EVOTUNE_DECLARE_NVRTC_FN(name) decltype(&::name) name = nullptr;

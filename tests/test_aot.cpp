@@ -48,7 +48,8 @@ TEST(Aot, ProgramsThatRunTunedKernelsDoNotLinkNvrtcOrTheDriver) {
   for (const std::string& binary : {evotune::testing::example_binary(), evotune::testing::capi_library(),
                                     evotune::testing::evotune_binary()}) {
     const std::string needed = needed_libraries(binary);
-    EXPECT_NE(needed.find("libc.so"), std::string::npos) << binary << ": readelf found no NEEDED entries\n" << needed;
+    EXPECT_NE(needed.find("libc.so"), std::string::npos) << binary << ": readelf found no NEEDED entries\n"
+                                                         << needed;
     EXPECT_EQ(needed.find("libnvrtc"), std::string::npos) << binary << "\n" << needed;
     EXPECT_EQ(needed.find("libcuda"), std::string::npos) << binary << "\n" << needed;
   }
@@ -67,7 +68,8 @@ TEST(Aot, NvrtcIsLoadedByTheFirstCompileOnly) {
     return;
   }
   const evotune::testing::ProcessResult r =
-      run_process({"/usr/bin/env", "EVOTUNE_AOT_FRESH_PROCESS=1", std::filesystem::read_symlink("/proc/self/exe").string(),
+      run_process({"/usr/bin/env", "EVOTUNE_AOT_FRESH_PROCESS=1",
+                   std::filesystem::read_symlink("/proc/self/exe").string(),
                    "--gtest_filter=Aot.NvrtcIsLoadedByTheFirstCompileOnly"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("[  PASSED  ] 1 test"), std::string::npos) << r.output;
@@ -75,9 +77,9 @@ TEST(Aot, NvrtcIsLoadedByTheFirstCompileOnly) {
 
 TEST(Aot, AMissingNvrtcIsAClearErrorAtTheCompile) {
   const evotune::testing::ProcessResult r =
-      run_process({"/usr/bin/env", "EVOTUNE_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13", evotune::testing::evotune_binary(),
-                   "--no-cache", "compile", "--problem", "b=1,hq=2,hkv=2,sq=64,skv=64,d=64,causal=0,dtype=fp16",
-                   "--target", "sm_80"});
+      run_process({"/usr/bin/env", "EVOTUNE_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13",
+                   evotune::testing::evotune_binary(), "--no-cache", "compile", "--problem",
+                   "b=1,hq=2,hkv=2,sq=64,skv=64,d=64,causal=0,dtype=fp16", "--target", "sm_80"});
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("NVRTC is needed to compile a kernel and could not be loaded: tried "
                           "/nonexistent/libnvrtc.so.13"),
@@ -87,12 +89,15 @@ TEST(Aot, AMissingNvrtcIsAClearErrorAtTheCompile) {
 
 TEST(Launcher, APrecompiledKernelNeedsOnlyTheDriver) {
   std::string why;
-  if (evotune::runtime::driver_available(&why)) GTEST_SKIP() << "this machine has a GPU (GpuExport runs the CUBINs)";
+  if (evotune::runtime::driver_available(&why))
+    GTEST_SKIP() << "this machine has a GPU (GpuExport runs the CUBINs)";
   evotune::PrecompiledKernel kernel;
   kernel.config = "mma=mma_sync";
   kernel.target = "sm_90a";
   kernel.kernel_name = "attention_fwd";
-  const char bytes[] = "\x7f" "ELF";
+  const char bytes[] =
+      "\x7f"
+      "ELF";
   kernel.cubin = bytes;
   kernel.cubin_size = sizeof(bytes);
   try {
