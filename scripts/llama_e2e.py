@@ -22,6 +22,7 @@ each backend's kept beside it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import json
 import statistics
@@ -42,6 +43,9 @@ def parse_args():
     p.add_argument("--reps", type=int, default=5, help="timed prefills per implementation (default 5)")
     p.add_argument("--rounds", type=int, default=7, help="interleaved timing rounds (default 7)")
     p.add_argument("--seed", type=int, default=0, help="weights and prompt seed (default 0)")
+    p.add_argument("--profile", action="store_true",
+                   help="also profile 20 decode steps of evotune and of SDPA flash (torch.profiler, CPU and CUDA "
+                        "time per op) into OUT/profile_*.txt")
     args = p.parse_args()
     for name in ("layers", "batch", "prompt", "steps", "reps", "rounds"):
         if getattr(args, name) < 1:
@@ -246,6 +250,25 @@ def main():
     sdpa_names = [n for n in best if n != "evotune"]
     best_prefill = min(sdpa_names, key=lambda n: best[n]["prefill_ms"])
     best_decode = min(sdpa_names, key=lambda n: best[n]["decode_ms_per_step"])
+
+    if args.profile:
+        from torch.profiler import ProfilerActivity, profile
+
+        for name in ("evotune", "sdpa_flash"):
+            use(model, "evotune" if name == "evotune" else "sdpa")
+            with torch.no_grad():
+                out = model(prompt, use_cache=True, logits_to_keep=1)
+                cache = out.past_key_values
+                torch.cuda.synchronize()
+                with sdpa_kernel([SDPBackend.FLASH_ATTENTION]) if name == "sdpa_flash" else contextlib.nullcontext():
+                    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+                        for token in tokens[:20]:
+                            out = model(token[:, None], past_key_values=cache, use_cache=True)
+                            cache = out.past_key_values
+                        torch.cuda.synchronize()
+            table = prof.key_averages().table(sort_by="cpu_time_total", row_limit=40)
+            (out_dir / f"profile_{name}.txt").write_text(table + "\n")
+            log(f"profile of 20 decode steps, {name}: {out_dir / f'profile_{name}.txt'}")
 
     served = []
     props = torch.cuda.get_device_properties(0)
