@@ -160,6 +160,7 @@ std::optional<std::string> compile_ahead_of_time(evidence::TunedEntry& entry, co
   }
   const runtime::PreparedKernel& prepared = std::get<runtime::PreparedKernel>(preparation);
   entry.kernel_name = prepared.kernel_name;
+  entry.sources = attention::kernel_sources_digest();
   entry.cubin = *prepared.cubin;
   entry.threads = attention::threads(config);
   entry.shared_bytes = attention::shared_bytes(config, any_shape);

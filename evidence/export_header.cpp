@@ -227,6 +227,8 @@ std::string render_tuned_header(const TunedHeaderInput& in) {
   // of this head dim, dtype and causality (the grid is planned per call by evotune's launcher).
   const char* target;          // e.g. "sm_90a": the CUBIN loads only on a device of exactly this architecture
   const char* kernel;          // the attention kernel's name in the CUBIN
+  const char* sources;         // digest of the kernel sources it was compiled from: evotune's launcher runs
+                               // it only if its own sources match (else export again, or JIT)
   int threads;                 // per CTA
   int shared_bytes;            // dynamic shared memory per CTA
   const unsigned char* cubin;  // null when exported with --no-cubin
@@ -288,11 +290,12 @@ std::string render_tuned_header(const TunedHeaderInput& in) {
     }
     out += fmt::format(
         "inline constexpr TunedAttention kEntry{} = {{\n    {}, {},\n    {{{}, {}, {}, {}, {}, {}, {}, {}}},\n    {},\n"
-        "    {{{}}},\n    {}, {}, {}, {}, {}, {}, {}, {}, {},\n    {}, {}, {}, {}, {}, {}}};\n\n",
+        "    {{{}}},\n    {}, {}, {}, {}, {}, {}, {}, {}, {},\n    {}, {}, {}, {}, {}, {}, {}}};\n\n",
         i, literal(e.device), e.sm, e.b, e.hq, e.hkv, e.sq, e.skv, e.d, e.causal ? "true" : "false",
         e.bf16 ? "true" : "false", literal(e.config_text), tunables, number(e.median_us), number(e.p10_us),
         number(e.p90_us), number(e.tflops), number(baseline), number(library), e.run_id, e.trial_seq,
-        e.reverified ? "true" : "false", literal(e.target), literal(e.kernel_name), e.threads, e.shared_bytes,
+        e.reverified ? "true" : "false", literal(e.target), literal(e.kernel_name), literal(e.sources), e.threads,
+        e.shared_bytes,
         has_cubin ? fmt::format("kCubin{}", i) : std::string("nullptr"), has_cubin ? fmt::format("sizeof(kCubin{})", i) : "0");
   }
   out += "inline constexpr TunedAttention kEntries[] = {";

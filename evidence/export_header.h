@@ -43,6 +43,7 @@ struct TunedEntry {
   // The kernel ahead of time; cubin empty: exported without (the launcher then needs NVRTC).
   std::string target;        // e.g. "sm_90a"
   std::string kernel_name;   // the attention kernel's lowered name in the CUBIN
+  std::string sources;       // attention::kernel_sources_digest() of the evotune that compiled it
   int threads = 0;           // per CTA
   int shared_bytes = 0;      // dynamic shared memory per CTA
   int grid[3] = {0, 0, 0};   // the attention kernel's grid for this entry's own problem (a comment)

@@ -130,11 +130,16 @@ AttentionLauncher::AttentionLauncher(const PrecompiledKernel& kernel, const Atte
   begin(kernel.config, kernel.head_dim, kernel.causal, kernel.bf16, options);
   Impl& m = *impl_;
   const bool has_cubin = kernel.cubin != nullptr && kernel.cubin_size > 0 && !kernel.kernel_name.empty();
-  if (!has_cubin || kernel.target != m.target) {
+  const std::string& sources = attention::kernel_sources_digest();
+  if (!has_cubin || kernel.target != m.target || kernel.sources != sources) {
     const std::string why =
-        has_cubin ? fmt::format("its CUBIN is for {}, and device {} ({}) is {}", kernel.target, m.props.ordinal,
-                                m.props.name, m.target)
-                  : std::string("it was exported without a CUBIN");
+        !has_cubin ? std::string("it was exported without a CUBIN")
+        : kernel.target != m.target
+            ? fmt::format("its CUBIN is for {}, and device {} ({}) is {}", kernel.target, m.props.ordinal,
+                          m.props.name, m.target)
+            : fmt::format("it was compiled from other kernel sources ({}) than this launcher's ({}): export it "
+                          "again with this evotune",
+                          kernel.sources.empty() ? std::string("unrecorded") : std::string(kernel.sources), sources);
     if (!options.jit_fallback) {
       throw std::runtime_error(fmt::format("cannot run the tuned kernel {} ahead of time: {}; export it on or for "
                                            "this GPU, or set jit_fallback to compile it with NVRTC",

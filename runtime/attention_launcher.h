@@ -48,6 +48,7 @@ struct PrecompiledKernel {
   bool bf16 = false;
   std::string_view target;       // the CUBIN's architecture, e.g. "sm_90a"; the device must be exactly it
   std::string_view kernel_name;  // the attention kernel's name in the CUBIN
+  std::string_view sources;      // the kernel sources' digest it was compiled from; must be this build's
   const void* cubin = nullptr;
   std::size_t cubin_size = 0;
 };
@@ -69,8 +70,10 @@ class AttentionLauncher {
                                                const AttentionLauncherOptions& options = {});
 
   // Loads a kernel compiled ahead of time; no NVRTC. Throws std::runtime_error when the device is not of
-  // the kernel's target (unless options.jit_fallback: then the config is compiled for it), the CUBIN does
-  // not load or lacks the kernel, or the config is invalid for the device.
+  // the kernel's target or the kernel was compiled from other kernel sources than this build's (a header
+  // exported by another evotune: its kernel arguments may differ), unless options.jit_fallback (then the
+  // config is compiled for this device); when the CUBIN does not load or lacks the kernel; or when the
+  // config is invalid for the device.
   explicit AttentionLauncher(const PrecompiledKernel& kernel, const AttentionLauncherOptions& options = {});
 
   // From an entry of an exported header, e.g. `AttentionLauncher::from_tuned(*evotune_tuned::lookup(...).entry)`:
@@ -84,6 +87,7 @@ class AttentionLauncher {
     kernel.bf16 = entry.problem.bf16;
     kernel.target = entry.target;
     kernel.kernel_name = entry.kernel;
+    kernel.sources = entry.sources;
     kernel.cubin = entry.cubin;
     kernel.cubin_size = entry.cubin_size;
     return AttentionLauncher(kernel, options);

@@ -10,7 +10,7 @@ venv=.venv
 torch_version=2.11.0
 if ! "$venv/bin/python" -c "import torch" >/dev/null 2>&1; then
   echo "python_env: creating $venv with torch==$torch_version (PyPI)" >&2
-  python3 -m venv "$venv"
+  python3 -m venv "$venv" || { echo "python_env: python3 -m venv failed (on Debian: apt-get install python3-venv)" >&2; exit 1; }
   "$venv/bin/pip" install --quiet --disable-pip-version-check "torch==$torch_version" >&2
 fi
 echo "$PWD/$venv/bin/python"

@@ -13,8 +13,10 @@
 #include "runtime/cuda_driver.h"
 #include "runtime/nvrtc_compiler.h"
 #include "runtime/nvrtc_library.h"
+#include "templates/attention/attention_family.h"
 #include "tests/subprocess.h"
 #include "tests/test_support.h"
+#include EVOTUNE_TUNED_HEADER_PATH  // the table the example and libevotune_capi are built with
 
 namespace {
 
@@ -107,4 +109,27 @@ TEST(Launcher, APrecompiledKernelNeedsOnlyTheDriver) {
     EXPECT_NE(std::string(e.what()).find("driver"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(evotune::runtime::nvrtc_loaded()) << "loading a CUBIN must not open NVRTC";
+}
+
+// On a GPU of the table's architecture: its first entry loads from the CUBIN; the same entry claiming other
+// kernel sources (a header exported by another evotune) is refused, or compiled afresh with jit_fallback.
+TEST(GpuAot, TheLauncherRunsOnlyCubinsOfItsOwnKernelSources) {
+  EVOTUNE_REQUIRE_GPU();
+  evotune_tuned::TunedAttention entry = evotune_tuned::kEntries[0];
+  ASSERT_EQ(std::string(entry.sources), evotune::attention::kernel_sources_digest())
+      << "the committed table was exported from other kernel sources: export it again";
+  evotune::AttentionLauncher launcher = evotune::AttentionLauncher::from_tuned(entry);
+  if (!launcher.ahead_of_time()) FAIL() << "the entry's CUBIN was not used";
+  entry.sources = "0123456789abcdef";
+  try {
+    evotune::AttentionLauncher::from_tuned(entry);
+    FAIL() << "a CUBIN of other kernel sources ran";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("other kernel sources (0123456789abcdef)"), std::string::npos) << e.what();
+  }
+  evotune::AttentionLauncherOptions jit;
+  jit.jit_fallback = true;
+  evotune::AttentionLauncher compiled = evotune::AttentionLauncher::from_tuned(entry, jit);
+  EXPECT_FALSE(compiled.ahead_of_time());
+  EXPECT_EQ(compiled.config(), launcher.config());
 }

@@ -315,19 +315,31 @@ def register_transformers(name: str = "evotune", jit: bool | None = None) -> str
     """Registers evotune as an attention implementation of Hugging Face transformers, under `name`: load or
     configure a model with attn_implementation=name (or set model.config._attn_implementation = name).
 
-    Causal decoder models without padding: the mask function registered with it is SDPA's, which gives no
-    mask when causality alone describes the attention (prefill of equal-length sequences, and decode steps
-    with a KV cache); a call that still gets a mask (padding) raises ValueError rather than ignore it.
-    Returns the name.
+    evotune runs causal attention (aligned bottom-right, as a KV cache needs) or full attention, nothing else.
+    The mask function registered with it gives no mask when causality alone describes the attention: a
+    prefill of equal-length sequences, a decode step, and a prefill that extends a KV cache (sq < skv). Any
+    other mask (padding, a sliding window, packed sequences) reaches the attention function, which raises
+    ValueError rather than ignore it. Returns the name.
     """
     from transformers import AttentionInterface
     from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
 
+    def evotune_mask(*args, **kwargs):
+        mask = sdpa_mask(*args, **kwargs)
+        if mask is None or mask.dtype != torch.bool or torch.compiler.is_compiling():
+            return mask
+        # SDPA's is_causal is aligned top-left, so transformers spells out a causal mask whenever sq < skv
+        # (a prefill after a KV cache); evotune's causal needs none. One comparison per model call, on the
+        # host (a sync), and only where SDPA would have needed a mask.
+        sq, skv = mask.shape[-2:]
+        causal = torch.ones(sq, skv, dtype=torch.bool, device=mask.device).tril(skv - sq)
+        return None if torch.equal(mask, causal.expand_as(mask)) else mask
+
     def evotune_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, is_causal=None,
                           **kwargs):
         if attention_mask is not None:
-            raise ValueError("evotune attention: an explicit attention mask (padding) is not supported; only causal "
-                             "or full attention")
+            raise ValueError("evotune attention: a mask that causality alone does not describe (padding, a sliding "
+                             "window, packed sequences) is not supported; evotune runs causal or full attention")
         if dropout:
             raise ValueError("evotune attention: dropout is not supported (inference only)")
         causal = is_causal if is_causal is not None else getattr(module, "is_causal", True)
@@ -335,5 +347,5 @@ def register_transformers(name: str = "evotune", jit: bool | None = None) -> str
         return out.transpose(1, 2).contiguous(), None
 
     AttentionInterface.register(name, evotune_attention)
-    AttentionMaskInterface.register(name, sdpa_mask)
+    AttentionMaskInterface.register(name, evotune_mask)
     return name

@@ -7,6 +7,7 @@
 #include "runtime/cuda_driver.h"
 #include "templates/attention/split_kv.h"
 #include "templates/attention/wgmma_resources.h"
+#include "runtime/sha256.h"
 #include "templates/embedded_sources.h"
 
 namespace evotune::attention {
@@ -739,6 +740,20 @@ Problem any_shape_problem(int head_dim, bool causal, DType dtype) {
   p.causal = causal;
   p.dtype = dtype;
   return p;
+}
+
+const std::string& kernel_sources_digest() {
+  static const std::string digest = [] {
+    std::string all;
+    for (const auto& [name, text] : templates::embedded_headers("attention/")) {
+      all += name;
+      all += '\0';
+      all += text;
+      all += '\0';
+    }
+    return runtime::sha256_hex(all).substr(0, 16);
+  }();
+  return digest;
 }
 
 bool programmatic_combine(const runtime::Kernel& combine) { return combine.attributes().binary_version >= 90; }

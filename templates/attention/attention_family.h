@@ -55,6 +55,10 @@ int shared_bytes(const Config& config, const Problem& problem);
 // causality is compiled and checked for: the launcher's JIT compile and `evotune export`'s ahead-of-time
 // CUBIN both use it, so the two give the same kernel for a config.
 Problem any_shape_problem(int head_dim, bool causal, DType dtype);
+// A digest of the attention family's kernel sources (the embedded attention/ headers), 16 hex digits. A CUBIN
+// compiled from other sources may expect other kernel arguments or launch geometry than this build plans,
+// so an exported kernel records the digest it was compiled from and the launcher runs it only on a match.
+const std::string& kernel_sources_digest();
 
 // Why the config cannot run this problem on this device, before compiling; nullopt when it can.
 std::optional<std::string> invalid_reason(const Config& config, const Problem& problem, const DeviceLimits& limits);

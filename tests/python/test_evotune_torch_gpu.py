@@ -1,14 +1,18 @@
 """The PyTorch op on a GPU (the H100 the committed table was tuned on): against SDPA and an fp32 reference on
 prefill, causal, GQA, KV-cache and decode shapes of both dtypes; on the caller's stream; under torch.compile;
-and with NVRTC never loaded until a shape the table does not cover is run with JIT allowed.
+as a transformers attention implementation in a LLaMA-shaped layer; and with NVRTC never loaded until a shape
+the table does not cover is run with JIT allowed.
 
     EVOTUNE_CAPI_LIBRARY=build-device/runtime/libevotune_capi.so python tests/python/test_evotune_torch_gpu.py -v
 """
 
+import copy
+import importlib.util
 import math
 import sys
 import unittest
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
@@ -158,6 +162,81 @@ class AgainstSdpa(unittest.TestCase):
         q, k, v = inputs(1, 8, 8, 16, 16, 64, torch.float16, seed=11)
         with self.assertRaisesRegex(ValueError, "needs CUDA tensors; k is on cpu"):
             evotune_torch.attention(q, k.cpu(), v)
+
+
+class Transformers(unittest.TestCase):
+    """register_transformers on a one-layer LLaMA-shaped model (32 query and 8 KV heads, head dim 128, random
+    weights): a prefill, a prefill that extends the KV cache (sq < skv, whose causal mask transformers spells
+    out for SDPA), and decode steps, each call on a table kernel; evotune's logits no farther from an fp32
+    run's than SDPA's are."""
+
+    @classmethod
+    def setUpClass(cls):
+        ok, why = evotune_torch.available()
+        if not ok:
+            raise unittest.SkipTest(why)
+        if importlib.util.find_spec("transformers") is None:
+            raise unittest.SkipTest("transformers is not installed")
+
+    def test_a_llama_layer_on_evotune(self):
+        from transformers import LlamaConfig, LlamaForCausalLM
+
+        name = evotune_torch.register_transformers()
+        config = LlamaConfig(vocab_size=1024, hidden_size=4096, intermediate_size=1024, num_hidden_layers=1,
+                             num_attention_heads=32, num_key_value_heads=8, head_dim=128,
+                             max_position_embeddings=4096, rope_theta=500000.0)
+        with torch.device("cuda"):
+            model32 = LlamaForCausalLM(config).eval()
+        g = torch.Generator(device="cuda").manual_seed(15)
+        with torch.no_grad():  # explicit weights: transformers may leave a model built on a device uninitialised
+            for p in model32.parameters():
+                if p.dim() >= 2:
+                    p.normal_(0.0, 0.02, generator=g)
+                else:
+                    p.fill_(1.0)
+        model = copy.deepcopy(model32).to(torch.bfloat16)
+        for rotary, rotary32 in zip(model.modules(), model32.modules()):  # RoPE frequencies stay fp32
+            if type(rotary).__name__.endswith("RotaryEmbedding"):
+                for buffer_name, buffer in rotary32.named_buffers(recurse=False):
+                    setattr(rotary, buffer_name, buffer.clone())
+        ids = torch.randint(0, config.vocab_size, (2, 2048), device="cuda", generator=g)
+
+        @torch.no_grad()
+        def logits(m, impl):
+            """Prefill 1536 tokens, extend the cache by 512 (sq 512, skv 2048), then 4 decode steps."""
+            if hasattr(m, "set_attn_implementation"):
+                m.set_attn_implementation(impl)
+            else:
+                m.config._attn_implementation = impl
+            out = m(ids[:, :1536], use_cache=True)
+            result = [out.logits]
+            out = m(ids[:, 1536:], past_key_values=out.past_key_values, use_cache=True)
+            result.append(out.logits)
+            for step in range(4):
+                out = m(ids[:, step:step + 1], past_key_values=out.past_key_values, use_cache=True)
+                result.append(out.logits)
+            return torch.cat(result, dim=1).float()
+
+        fp32 = logits(model32, "sdpa")
+        sdpa_logits = logits(model, "sdpa")
+        with mock.patch.object(evotune_torch, "attention", wraps=evotune_torch.attention) as op:
+            ours = logits(model, name)
+        calls = [(c.args[0].shape[2], c.args[1].shape[2], c.kwargs["causal"]) for c in op.call_args_list]
+        self.assertEqual(calls, [(1536, 1536, True), (512, 2048, True)] + [(1, 2049 + i, False) for i in range(4)])
+
+        def rel(a, b):
+            return ((a - b).norm() / b.norm()).item()
+
+        print(f"  LLaMA layer: logits vs fp32, evotune {rel(ours, fp32):.4g}, SDPA {rel(sdpa_logits, fp32):.4g}; "
+              f"evotune vs SDPA {rel(ours, sdpa_logits):.4g}")
+        self.assertTrue(torch.isfinite(ours).all().item())
+        self.assertLessEqual(rel(ours, fp32), 1.2 * rel(sdpa_logits, fp32) + 1e-3)
+        # Padding needs a mask evotune cannot apply: refused, not ignored.
+        padding = torch.ones(2, 64, dtype=torch.long, device="cuda")
+        padding[0, :3] = 0
+        with self.assertRaisesRegex(ValueError, "causality alone does not describe"):
+            with torch.no_grad():
+                model(ids[:, :64], attention_mask=padding)
 
 
 class ZzNvrtcOnlyForJit(unittest.TestCase):
