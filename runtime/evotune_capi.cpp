@@ -157,6 +157,9 @@ int forward(const evotune_attention_shape& s, uint64_t q, uint64_t k, uint64_t v
   const tuned::Lookup found = tuned::lookup(dev.name.c_str(), dev.sm, problem_of(s));
   evotune::AttentionLauncherOptions options;
   options.device = device;  // the scale is per call (launch's argument): launchers are shared across calls
+  // A table kernel that cannot run from its CUBIN (compiled from other kernel sources than this library's)
+  // is compiled from its config when the call allows JIT, and refused otherwise.
+  options.jit_fallback = allow_jit;
   evotune::AttentionShape shape{s.b, s.hq, s.hkv, s.sq, s.skv, s.d, masked, s.bf16 != 0};
   Registry::Key key;
   if (found.entry != nullptr) {
