@@ -304,9 +304,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
         if return_lse:
             return torch.ops.evotune.attention_lse(q, k, v, bool(causal), scale, jit)
         return torch.ops.evotune.attention(q, k, v, bool(causal), scale, jit)
-    # Eager: straight to the kernel. The op dispatcher would give the same result and cost tens of
-    # microseconds per call, which a decode step (one call per layer, each a few microseconds of GPU time)
-    # would pay in full.
+    # Eager: straight to the kernel. Through the op dispatcher the result is the same, with its dispatch
+    # added to every call, which a host-bound decode step (one call per layer) pays in full.
     out, lse = _forward(q, k, v, bool(causal), scale, jit, with_lse=return_lse)
     return (out, lse) if return_lse else out
 
