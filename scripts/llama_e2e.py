@@ -16,7 +16,9 @@ decode_ms_per_step_sdpa, logits_rel_err, top1_agreement, and the figures behind 
 Times: prefill, CUDA events around one model call, median of --reps; decode, the --steps forced steps timed
 as one pipelined loop (events before the first and after the last), per step. Each implementation is timed
 in --rounds interleaved rounds and its figure is the median of the rounds; SDPA's is its fastest backend,
-each backend's kept beside it.
+each backend's kept beside it. Decode is also timed paired (summary.json's decode_paired): evotune and one
+SDPA backend stepping in turn on their own caches, each step timed alone, so that drift in the host's speed
+hits both sides of every pair; the median ratio of the pairs is reported.
 """
 
 from __future__ import annotations
@@ -251,6 +253,46 @@ def main():
     best_prefill = min(sdpa_names, key=lambda n: best[n]["prefill_ms"])
     best_decode = min(sdpa_names, key=lambda n: best[n]["decode_ms_per_step"])
 
+    # Paired decode: evotune and one SDPA backend step by step in turn, each on its own KV cache (its own
+    # copy of the model, same weights), each step timed alone (events around it, the GPU idle before it).
+    # Drift in the host's speed, which moves whole rounds by 10-40% here, then hits both sides of every pair.
+    model_sdpa = copy.deepcopy(model)
+    use(model_sdpa, "sdpa")
+    use(model, "evotune")
+    paired = {}
+
+    @torch.no_grad()
+    def step_ms(m, token, cache, backend):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        with sdpa_kernel([backend]) if backend is not None else contextlib.nullcontext():
+            torch.cuda.synchronize()
+            start.record()
+            out = m(token[:, None], past_key_values=cache, use_cache=True)
+            stop.record()
+            stop.synchronize()
+        return start.elapsed_time(stop), out.past_key_values
+
+    for name, backend in (("sdpa_flash", SDPBackend.FLASH_ATTENTION), ("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION),
+                          ("sdpa_default", None)):
+        with torch.no_grad():
+            cache_evo = model(prompt, use_cache=True, logits_to_keep=1).past_key_values
+            with sdpa_kernel([backend]) if backend is not None else contextlib.nullcontext():
+                cache_sdpa = model_sdpa(prompt, use_cache=True, logits_to_keep=1).past_key_values
+        ours, theirs = [], []
+        for i, token in enumerate(tokens):
+            a, cache_evo = step_ms(model, token, cache_evo, None)
+            b, cache_sdpa = step_ms(model_sdpa, token, cache_sdpa, backend)
+            if i >= 2:
+                ours.append(a)
+                theirs.append(b)
+        ratios = sorted(t / o for o, t in zip(ours, theirs))
+        paired[name] = {"evotune_ms": statistics.median(ours), "sdpa_ms": statistics.median(theirs),
+                        "median_ratio_sdpa_over_evotune": statistics.median(ratios),
+                        "evotune_faster_steps": sum(r > 1 for r in ratios), "steps": len(ratios)}
+        log(f"paired decode vs {name}: {json.dumps(paired[name])}")
+    del model_sdpa
+    torch.cuda.empty_cache()
+
     if args.profile:
         from torch.profiler import ProfilerActivity, profile
 
@@ -292,6 +334,7 @@ def main():
         "decode_sdpa_backend": best_decode,
         **quality,
         "timings": timings,
+        "decode_paired": paired,
         "attention_calls": {"evotune": sum(shapes.values()), "distinct_shapes": len(shapes),
                             "not_from_the_table": sum(s["calls"] for s in served if s["source"] != "table")},
         "shapes_served": served[:3] + (served[-3:] if len(served) > 3 else []),
@@ -315,6 +358,10 @@ def main():
         f"decode: evotune {summary['decode_ms_per_step_evotune']:.4f} ms/step, SDPA's best ({best_decode}) "
         f"{summary['decode_ms_per_step_sdpa']:.4f} ms/step: "
         f"{summary['decode_ms_per_step_sdpa'] / summary['decode_ms_per_step_evotune']:.3f}x",
+        "paired decode steps (evotune and SDPA in turn, each step alone): " + "; ".join(
+            f"vs {n} {v['evotune_ms']:.4f} / {v['sdpa_ms']:.4f} ms, SDPA/evotune median ratio "
+            f"{v['median_ratio_sdpa_over_evotune']:.3f}, evotune faster in {v['evotune_faster_steps']} of {v['steps']}"
+            for n, v in paired.items()),
         "per implementation (median of the rounds), prefill / decode per step: " + "; ".join(
             f"{n} {v['prefill_ms']:.3f} / {v['decode_ms_per_step']:.4f} ms" for n, v in best.items()),
         f"evotune attention calls: {summary['attention_calls']}; NVRTC loaded: {summary['nvrtc_loaded']}",
