@@ -147,11 +147,21 @@ std::string native_target_of(int sm) {
 
 // Compiles the entry's config ahead of time for its device's target, as the launcher would for any shape of
 // its head dim, dtype and causality (attention::any_shape_problem), through the cubin cache; fills the
-// entry's kernel fields. Returns why not when the config is invalid there or does not compile.
+// entry's kernel fields. Returns why not when the target cannot be built or the config is invalid there or
+// does not compile. A run that recorded no device architecture gets no CUBIN (the launcher compiles it).
 std::optional<std::string> compile_ahead_of_time(evidence::TunedEntry& entry, const Config& config,
                                                  const attention::Problem& problem, CompilerStack& stack) {
+  if (entry.sm == 0) {
+    fmt::print(stderr, "export: run {} recorded no device architecture: its entry has no CUBIN\n", entry.run_id);
+    return std::nullopt;
+  }
   entry.target = native_target_of(entry.sm);
-  const runtime::Target target = compile_target(entry.target);
+  runtime::Target target;
+  try {
+    target = compile_target(entry.target);
+  } catch (const UsageError& e) {
+    return fmt::format("cannot compile for {} ({}); export with --no-cubin", entry.target, e.what());
+  }
   const DeviceLimits limits = DeviceLimits::for_target(target);
   const attention::Problem any_shape = attention::any_shape_problem(problem.d, problem.causal, problem.dtype);
   const runtime::Preparation preparation = attention::prepare(config, any_shape, limits, target, stack.compiler());

@@ -286,7 +286,8 @@ std::string render_tuned_header(const TunedHeaderInput& in) {
                          e.grid[2]);
       out += fmt::format("alignas(64) inline constexpr unsigned char kCubin{}[] = {{{}}};\n", i, byte_array(e.cubin));
     } else {
-      out += "//   no CUBIN (exported with --no-cubin): the launcher compiles the config with NVRTC\n";
+      out += "//   no CUBIN (exported with --no-cubin, or its run recorded no device architecture): the launcher\n"
+             "//   compiles the config with NVRTC\n";
     }
     out += fmt::format(
         "inline constexpr TunedAttention kEntry{} = {{\n    {}, {},\n    {{{}, {}, {}, {}, {}, {}, {}, {}}},\n    {},\n"

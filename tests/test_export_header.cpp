@@ -122,7 +122,7 @@ TEST(ExportHeader, RealSearchDatabaseGivesAHeaderThatCompilesAloneAsCpp17) {
   r = run_command(evotune_binary() + " export --db " + db.string() + " --out " + (dir.path() / "jit.h").string() +
                   " --skip-verify --no-cubin");
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(file_text(dir.path() / "jit.h").find("no CUBIN (exported with --no-cubin)"), std::string::npos);
+  EXPECT_NE(file_text(dir.path() / "jit.h").find("no CUBIN (exported with --no-cubin, or its run recorded no device architecture)"), std::string::npos);
   EXPECT_NE(file_text(dir.path() / "jit.h").find("nullptr, 0}"), std::string::npos);
 
   // With a baseline recorded in the run (schema 2), the header states the speedup over it.
@@ -448,4 +448,42 @@ TEST(ExportHeader, AHeaderExportedFromAHostileDatabaseCompiles) {
     EXPECT_NE(line.rfind("#error", 0), 0u) << "an injected line reached the header as code: " << line;
   }
   EXPECT_NE(text.find("\\012#error INJECTED_NEWLINE"), std::string::npos) << "the line break is kept, escaped";
+}
+
+// A run that recorded no device architecture (no compute capability in its device properties) still exports:
+// its entry has no CUBIN, says so, and the launcher would compile its config.
+TEST(ExportHeader, ARunWithoutADeviceArchitectureExportsWithoutACubin) {
+  evotune::testing::TempDir dir;
+  const fs::path db = dir.path() / "no_arch.db";
+  {
+    evotune::evidence::Store store(db.string(), evotune::evidence::Store::Mode::read_write);
+    evotune::evidence::RunInfo info;
+    info.family = "attention";
+    info.problem = "b=1,hq=4,hkv=4,sq=256,skv=256,d=64,causal=0,dtype=fp16";
+    info.problem_json = "{}";
+    info.strategy = "evo";
+    info.budget = 1;
+    info.device = "NVIDIA H100 80GB HBM3";
+    info.device_json = "{}";
+    info.versions = "test";
+    const std::int64_t run = store.create_run(info);
+    evotune::evidence::TrialRecord t;
+    t.config_key = "block_m=0";
+    t.config = "mma=mma_sync";
+    t.status = "ok";
+    t.median_us = 10.0;
+    t.tflops = 1.0;
+    store.record_trial(run, t);
+  }
+  const fs::path header = dir.path() / "tuned_attention.h";
+  Ran r = run_command(evotune_binary() + " export --db " + db.string() + " --out " + header.string() + " --skip-verify");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("run 1 recorded no device architecture: its entry has no CUBIN"), std::string::npos)
+      << r.output;
+  const std::string text = file_text(header);
+  EXPECT_NE(text.find("no CUBIN (exported with --no-cubin, or its run recorded no device architecture)"),
+            std::string::npos);
+  EXPECT_EQ(text.find("kCubin0"), std::string::npos);
+  Ran compile = run_command("g++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror -x c++ " + header.string());
+  EXPECT_EQ(compile.code, 0) << compile.output;
 }
