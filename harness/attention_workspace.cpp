@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "runtime/float16.h"
+#include "templates/attention/attention_family.h"
 #include "templates/embedded_sources.h"
 
 namespace evotune::harness {
@@ -99,6 +100,7 @@ AttentionParams AttentionWorkspace::params(bool with_lse, CUdeviceptr cta_cycles
   p.hkv = problem_.hkv;
   p.sq = problem_.sq;
   p.skv = problem_.skv;
+  attention::set_dense_strides(p, problem_.d);  // the workspace's buffers are dense BHSD
   p.softmax_scale = problem_.softmax_scale();
   return p;
 }

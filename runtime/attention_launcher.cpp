@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "runtime/cubin_cache.h"
@@ -176,7 +177,8 @@ AttentionLauncher::AttentionLauncher(AttentionLauncher&&) noexcept = default;
 AttentionLauncher& AttentionLauncher::operator=(AttentionLauncher&&) noexcept = default;
 
 void AttentionLauncher::launch(const AttentionShape& call_shape, CUdeviceptr q, CUdeviceptr k, CUdeviceptr v,
-                               CUdeviceptr o, CUstream stream, CUdeviceptr lse, float softmax_scale) const {
+                               CUdeviceptr o, CUstream stream, CUdeviceptr lse, float softmax_scale,
+                               const AttentionLayout* layout) const {
   const Impl& m = *impl_;
   // Causal masking is aligned bottom-right, so a single query sees every key with or without it: such a
   // shape runs on a kernel compiled either way (a decode entry of the other causality, found by lookup).
@@ -216,6 +218,25 @@ void AttentionLauncher::launch(const AttentionShape& call_shape, CUdeviceptr q, 
   params.hkv = shape.hkv;
   params.sq = shape.sq;
   params.skv = shape.skv;
+  if (layout == nullptr) {
+    attention::set_dense_strides(params, shape.d);
+  } else {
+    auto strides = [&](const AttentionStrides& s, int heads, int seq) {
+      return attention::normalised_strides(TensorStrides{s.batch, s.head, s.seq}, shape.b, heads, seq, shape.d);
+    };
+    params.q_strides = strides(layout->q, shape.hq, shape.sq);
+    params.k_strides = strides(layout->k, shape.hkv, shape.skv);
+    params.v_strides = strides(layout->v, shape.hkv, shape.skv);
+    params.o_strides = strides(layout->o, shape.hq, shape.sq);
+  }
+  // Every kernel reads rows with 16-byte copies where it can (cp.async, TMA): the same rule for all.
+  for (const auto& [what, base, strides] :
+       {std::tuple{"Q", q, params.q_strides}, {"K", k, params.k_strides}, {"V", v, params.v_strides},
+        {"O", o, params.o_strides}}) {
+    if (const std::optional<std::string> why =
+            attention::layout_problem(what, reinterpret_cast<const void*>(base), strides))
+      throw std::invalid_argument("attention: " + *why);
+  }
   params.softmax_scale = softmax_scale != 0.0f   ? softmax_scale
                          : m.softmax_scale != 0.0f ? m.softmax_scale
                                                    : problem.softmax_scale();

@@ -29,6 +29,19 @@ struct AttentionShape {
   bool bf16 = false;
 };
 
+// Where one tensor's rows are, in elements: row (batch, head, position) starts at batch * this->batch +
+// head * this->head + position * seq, and its d elements are contiguous. Every stride a non-negative
+// multiple of 8 elements (16 bytes), every pointer 16-byte aligned; the stride of an extent of 1 is never
+// used. Dense BHSD [b, h, s, d] is {h * s * d, s * d, d}; the BSHD view a model's projection gives,
+// transposed to [b, h, s, d], is {s * h * d, d, h * d}.
+struct AttentionStrides {
+  long long batch = 0, head = 0, seq = 0;
+};
+// The layouts of one call's Q, K, V and O (O: [b, hq, sq, d], often Q's).
+struct AttentionLayout {
+  AttentionStrides q, k, v, o;
+};
+
 struct AttentionLauncherOptions {
   int device = 0;              // CUDA device ordinal
   std::string cache_dir;       // empty: $EVOTUNE_CACHE_DIR, $XDG_CACHE_HOME/evotune or ~/.cache/evotune
@@ -111,9 +124,12 @@ class AttentionLauncher {
   // small memset on `stream`). Because the
   // workspace is the launcher's, launches of one launcher on streams that may run concurrently race on
   // it: give each concurrent stream its own launcher.
-  // softmax_scale (non-zero) overrides options.softmax_scale for this call.
+  // softmax_scale (non-zero) overrides options.softmax_scale for this call. `layout` (null: all four dense
+  // BHSD) gives strided tensors, read and written in place; one the kernels cannot take (see
+  // AttentionStrides) throws std::invalid_argument. The LSE is always dense [b, hq, sq].
   void launch(const AttentionShape& shape, CUdeviceptr q, CUdeviceptr k, CUdeviceptr v, CUdeviceptr o,
-              CUstream stream, CUdeviceptr lse = 0, float softmax_scale = 0.0f) const;
+              CUstream stream, CUdeviceptr lse = 0, float softmax_scale = 0.0f,
+              const AttentionLayout* layout = nullptr) const;
   // The split workspace a launch of `shape` uses (0: it does not split), and the chunk count.
   std::size_t workspace_bytes(const AttentionShape& shape) const;
   int splits(const AttentionShape& shape) const;

@@ -144,8 +144,9 @@ const Device& device_info(Registry& r, int ordinal) {
   return it->second;
 }
 
-int forward(const evotune_attention_shape& s, uint64_t q, uint64_t k, uint64_t v, uint64_t o, uint64_t lse,
-            void* stream, int device, float softmax_scale, bool allow_jit, char* error, size_t error_size) {
+int forward(const evotune_attention_shape& s, const evotune_attention_layout* strides, uint64_t q, uint64_t k,
+            uint64_t v, uint64_t o, uint64_t lse, void* stream, int device, float softmax_scale, bool allow_jit,
+            char* error, size_t error_size) {
   evotune::attention::Problem problem = checked_problem(s);
   if (!std::isfinite(softmax_scale))
     throw std::invalid_argument("softmax_scale must be finite (0: 1/sqrt(d))");
@@ -187,7 +188,13 @@ int forward(const evotune_attention_shape& s, uint64_t q, uint64_t k, uint64_t v
                                                                        s.bf16 != 0, options);
     it = r.launchers.emplace(key, std::move(launcher)).first;
   }
-  it->second->launch(shape, q, k, v, o, static_cast<CUstream>(stream), lse, softmax_scale);
+  std::optional<evotune::AttentionLayout> layout;
+  if (strides != nullptr) {
+    auto at = [](const int64_t (&s)[3]) { return evotune::AttentionStrides{s[0], s[1], s[2]}; };
+    layout = evotune::AttentionLayout{at(strides->q), at(strides->k), at(strides->v), at(strides->o)};
+  }
+  it->second->launch(shape, q, k, v, o, static_cast<CUstream>(stream), lse, softmax_scale,
+                     layout ? &*layout : nullptr);
   return EVOTUNE_OK;
 }
 
@@ -198,9 +205,18 @@ extern "C" {
 int evotune_attention_forward(const evotune_attention_shape* shape, uint64_t q, uint64_t k, uint64_t v,
                               uint64_t o, uint64_t lse, void* stream, int device, float softmax_scale,
                               int allow_jit, char* error, size_t error_size) {
+  return evotune_attention_forward_strided(shape, nullptr, q, k, v, o, lse, stream, device, softmax_scale,
+                                           allow_jit, error, error_size);
+}
+
+int evotune_attention_forward_strided(const evotune_attention_shape* shape, const evotune_attention_layout* layout,
+                                      uint64_t q, uint64_t k, uint64_t v, uint64_t o, uint64_t lse, void* stream,
+                                      int device, float softmax_scale, int allow_jit, char* error,
+                                      size_t error_size) {
   if (shape == nullptr) return fail(EVOTUNE_INVALID_ARGUMENT, "null shape", error, error_size);
   try {
-    return forward(*shape, q, k, v, o, lse, stream, device, softmax_scale, allow_jit != 0, error, error_size);
+    return forward(*shape, layout, q, k, v, o, lse, stream, device, softmax_scale, allow_jit != 0, error,
+                   error_size);
   } catch (const std::invalid_argument& e) {
     return fail(EVOTUNE_INVALID_ARGUMENT, e.what(), error, error_size);
   } catch (const evotune::NoDeviceError& e) {

@@ -52,6 +52,23 @@ EVOTUNE_CAPI int evotune_attention_forward(const evotune_attention_shape* shape,
                               uint64_t o, uint64_t lse, void* stream, int device, float softmax_scale,
                               int allow_jit, char* error, size_t error_size);
 
+/* Where the rows of Q, K, V and O are, in elements, each as {batch, head, position} strides: row (batch,
+ * head, position) of a tensor starts at batch * s[0] + head * s[1] + position * s[2], and its d elements are
+ * contiguous. Every stride a non-negative multiple of 8 elements (16 bytes), every pointer 16-byte aligned
+ * (else EVOTUNE_INVALID_ARGUMENT); the stride of an extent of 1 is never used. Dense BHSD is {h*s*d, s*d, d};
+ * the BSHD memory a model's projection gives, viewed as [b, h, s, d], is {s*h*d, d, h*d}. */
+typedef struct evotune_attention_layout {
+  int64_t q[3], k[3], v[3], o[3];
+} evotune_attention_layout;
+
+/* evotune_attention_forward on tensors laid out at `layout` (null: dense BHSD, the same call), read and
+ * written in place: no copy to or from a dense layout. The LSE stays dense [b, hq, sq]. */
+EVOTUNE_CAPI int evotune_attention_forward_strided(const evotune_attention_shape* shape,
+                                                   const evotune_attention_layout* layout, uint64_t q, uint64_t k,
+                                                   uint64_t v, uint64_t o, uint64_t lse, void* stream, int device,
+                                                   float softmax_scale, int allow_jit, char* error,
+                                                   size_t error_size);
+
 /* What evotune_attention_forward would run for `shape` on a GPU named `device_name` (the driver's name) of
  * compute capability `sm` (e.g. 90), without touching a GPU: a JSON object written into `json`:
  *   {"source": "table" | "jit_default" | "none", "match": "exact" | "same_family" | "nearest_problem" |

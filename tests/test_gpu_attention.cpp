@@ -401,6 +401,97 @@ TEST(GpuAttention, LauncherSplitsWithItsOwnWorkspace) {
   }
 }
 
+// Strided tensors (AttentionLayout) are read and written in place, by every path that touches Q, K, V or O:
+// cp.async loads and thread stores (mma_sync), the split workspace's combine kernel and last_cta merge, TMA
+// loads, both O stores and stream-k's merge (wgmma). Each config runs once on the dense BHSD buffers and once
+// on BSHD copies with O written into a wider buffer (rows of hq * d + 8 elements): the same output bits.
+TEST(GpuAttention, StridedLayoutsGiveTheBitsOfDenseOnes) {
+  EVOTUNE_REQUIRE_GPU();
+  GpuFixture f;
+  const bool hopper = DeviceLimits::from(f.props).compute_capability == 90;
+  const std::string two = "mma=wgmma,block_m=128,warps=12,block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32";
+  struct StridedCase {
+    const char* problem;
+    std::string config;
+    bool wgmma;
+  };
+  const std::vector<StridedCase> cases = {
+      {"b=2,hq=8,hkv=2,sq=300,skv=421,d=128,causal=1,dtype=bf16", "block_m=64,warps=4,block_n=64,stages=3", false},
+      {"b=2,hq=8,hkv=2,sq=37,skv=900,d=64,causal=1,dtype=fp16",
+       "block_m=16,warps=1,block_n=64,stages=3,pack_gqa=on,splits=6", false},
+      {"b=2,hq=8,hkv=2,sq=1,skv=2000,d=128,causal=0,dtype=bf16",
+       "block_m=16,warps=4,kv_warps=4,block_n=64,stages=3,pack_gqa=on,splits=auto,combine=last_cta", false},
+      {"b=2,hq=8,hkv=2,sq=300,skv=421,d=128,causal=1,dtype=bf16", two, true},
+      {"b=2,hq=8,hkv=2,sq=300,skv=421,d=128,causal=1,dtype=fp16", two + ",scheduler=dynamic,q_buffers=2,o_store=tma",
+       true},
+      {"b=1,hq=32,hkv=8,sq=37,skv=301,d=64,causal=1,dtype=bf16",
+       "mma=wgmma,block_m=128,warps=12,block_n=96,stages=2,overlap=on,pack_gqa=on,producer_regs=24", true},
+      {"b=2,hq=32,hkv=8,sq=1,skv=3000,d=128,causal=0,dtype=fp16",
+       "mma=wgmma,block_m=64,warps=8,block_n=128,stages=2,overlap=on,pack_gqa=on,splits=auto", true},
+      {"b=2,hq=16,hkv=4,sq=1111,skv=1111,d=128,causal=1,dtype=bf16", two + ",scheduler=stream_k", true},
+  };
+  for (const StridedCase& c : cases) {
+    if (c.wgmma && !hopper) continue;
+    const Problem p = Problem::parse(c.problem);
+    SCOPED_TRACE(std::string(c.problem) + " | " + c.config);
+    const evotune::AttentionShape shape{p.b, p.hq, p.hkv, p.sq, p.skv, p.d, p.causal, p.dtype == attention::DType::bf16};
+    AttentionLauncherOptions options;
+    options.cache_dir = f.cache_dir.path().string();
+    const evotune::AttentionLauncher launcher(c.config, p.d, p.causal, shape.bf16, options);
+    harness::AttentionWorkspace ws(p, f.compiler, f.target, 51, f.stream);
+    ws.poison_outputs(f.stream);
+    launcher.launch(shape, ws.q().get(), ws.k().get(), ws.v().get(), ws.o().get(), f.stream.get());
+    f.stream.synchronize();
+    const std::size_t q_elements = static_cast<std::size_t>(p.b) * p.hq * p.sq * p.d;
+    const std::size_t kv_elements = static_cast<std::size_t>(p.b) * p.hkv * p.skv * p.d;
+    const std::vector<std::uint16_t> dense_o = ws.o().download_as<std::uint16_t>(q_elements);
+    // [b, h, s, d] -> [b, s, h, d] (row_elements per (b, s) row: h * d, or more).
+    // Elements between rows (row_elements > heads * d) hold 0xFFFF: what the poisoned O keeps there.
+    auto to_bshd = [&](const std::vector<std::uint16_t>& x, int heads, int seq, std::size_t row_elements) {
+      std::vector<std::uint16_t> y(static_cast<std::size_t>(p.b) * seq * row_elements, 0xFFFF);
+      for (int b = 0; b < p.b; ++b)
+        for (int h = 0; h < heads; ++h)
+          for (int s = 0; s < seq; ++s)
+            for (int d = 0; d < p.d; ++d)
+              y[(static_cast<std::size_t>(b) * seq + s) * row_elements + h * p.d + d] =
+                  x[((static_cast<std::size_t>(b) * heads + h) * seq + s) * p.d + d];
+      return y;
+    };
+    auto upload = [](const std::vector<std::uint16_t>& x, const char* label) {
+      runtime::DeviceBuffer buffer(x.size() * 2, label);
+      buffer.upload(std::span<const std::uint16_t>(x));
+      return buffer;
+    };
+    const std::size_t o_row = static_cast<std::size_t>(p.hq) * p.d + 8;
+    const runtime::DeviceBuffer q = upload(to_bshd(ws.q().download_as<std::uint16_t>(q_elements), p.hq, p.sq, p.hq * p.d), "Q");
+    const runtime::DeviceBuffer k = upload(to_bshd(ws.k().download_as<std::uint16_t>(kv_elements), p.hkv, p.skv, p.hkv * p.d), "K");
+    const runtime::DeviceBuffer v = upload(to_bshd(ws.v().download_as<std::uint16_t>(kv_elements), p.hkv, p.skv, p.hkv * p.d), "V");
+    runtime::DeviceBuffer o(static_cast<std::size_t>(p.b) * p.sq * o_row * 2, "O");
+    o.fill_bytes(0xFF, f.stream);
+    // BSHD with rows `row` elements apart: batch stride seq * row, head stride d, position stride row.
+    auto bshd = [&](int seq, long long row) { return evotune::AttentionStrides{seq * row, p.d, row}; };
+    const evotune::AttentionLayout layout{bshd(p.sq, p.hq * p.d), bshd(p.skv, p.hkv * p.d), bshd(p.skv, p.hkv * p.d),
+                                          bshd(p.sq, static_cast<long long>(o_row))};
+    launcher.launch(shape, q.get(), k.get(), v.get(), o.get(), f.stream.get(), 0, 0.0f, &layout);
+    f.stream.synchronize();
+    const std::vector<std::uint16_t> strided_o = o.download_as<std::uint16_t>(o.bytes() / 2);
+    EXPECT_EQ(strided_o, to_bshd(dense_o, p.hq, p.sq, o_row)) << "the strided run's O differs from the dense run's";
+  }
+  // A layout the kernels cannot take is refused, not misread.
+  const Problem p = Problem::parse("b=1,hq=2,sq=64,skv=64,d=64,causal=0,dtype=fp16");
+  const evotune::AttentionShape shape{p.b, p.hq, p.hkv, p.sq, p.skv, p.d, false, false};
+  AttentionLauncherOptions options;
+  options.cache_dir = f.cache_dir.path().string();
+  const evotune::AttentionLauncher launcher("block_m=64,warps=4,block_n=64,stages=2", p.d, false, false, options);
+  harness::AttentionWorkspace ws(p, f.compiler, f.target, 5, f.stream);
+  evotune::AttentionLayout odd{{8192, 4096, 68}, {8192, 4096, 64}, {8192, 4096, 64}, {8192, 4096, 64}};
+  EXPECT_THROW(launcher.launch(shape, ws.q().get(), ws.k().get(), ws.v().get(), ws.o().get(), f.stream.get(), 0, 0.0f,
+                               &odd),
+               std::invalid_argument);
+  EXPECT_THROW(launcher.launch(shape, ws.q().get() + 8, ws.k().get(), ws.v().get(), ws.o().get(), f.stream.get()),
+               std::invalid_argument);
+}
+
 // mma=wgmma (sm_90a only): TMA, the producer/consumer ring, both overlaps, the register split and every
 // feature the other mainloops have, each against the reference: fp16 and bf16, d=64 and d=128, causal
 // (bottom-right, sq < skv too), GQA, MQA, packed GQA, tails in both lengths, split-KV with fixed counts

@@ -57,6 +57,11 @@ class _Shape(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int) for name in ("b", "hq", "hkv", "sq", "skv", "d", "causal", "bf16")]
 
 
+class _Layout(ctypes.Structure):
+    """evotune_attention_layout: each tensor's (batch, head, position) strides in elements."""
+    _fields_ = [(name, ctypes.c_int64 * 3) for name in ("q", "k", "v", "o")]
+
+
 _REPO = Path(__file__).resolve().parents[2]
 _lock = threading.Lock()
 _lib = None
@@ -101,6 +106,10 @@ def _declare(lib) -> None:
         ctypes.POINTER(_Shape), ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
         ctypes.c_void_p, c_int, ctypes.c_float, c_int, c_char_p, c_size_t]
     lib.evotune_attention_forward.restype = c_int
+    lib.evotune_attention_forward_strided.argtypes = [
+        ctypes.POINTER(_Shape), ctypes.POINTER(_Layout), ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
+        ctypes.c_uint64, ctypes.c_uint64, ctypes.c_void_p, c_int, ctypes.c_float, c_int, c_char_p, c_size_t]
+    lib.evotune_attention_forward_strided.restype = c_int
     lib.evotune_attention_plan.argtypes = [ctypes.POINTER(_Shape), c_char_p, c_int, c_int, c_char_p, c_size_t,
                                            c_char_p, c_size_t]
     lib.evotune_attention_plan.restype = c_int
@@ -187,12 +196,31 @@ def _jit_default() -> bool:
     return os.environ.get("EVOTUNE_JIT", "0") == "1"
 
 
+_DTYPES = (torch.float16, torch.bfloat16)
+
+
 def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
+    # The common case in as few steps as possible: a decode step calls this once per layer, on the host's
+    # critical path. Anything else goes to _explain, which raises with the reason.
+    try:
+        ok = (q.dtype in _DTYPES and k.dtype is q.dtype and v.dtype is q.dtype and q.dim() == 4 and k.dim() == 4
+              and k.shape == v.shape and q.is_cuda and q.device == k.device == v.device)
+    except AttributeError:
+        ok = False
+    if ok:
+        b, hq, sq, d = q.shape
+        bk, hkv, skv, dk = k.shape
+        if bk == b and dk == d and hkv != 0 and hq % hkv == 0 and sq <= skv:
+            return
+    _explain(q, k, v)
+
+
+def _explain(q, k, v) -> None:
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"evotune_torch.attention: {name} must be a torch.Tensor, got {type(t).__name__}")
     for name, t in (("q", q), ("k", k), ("v", v)):
-        if t.dtype not in (torch.float16, torch.bfloat16):
+        if t.dtype not in _DTYPES:
             raise TypeError(f"evotune_torch.attention: {name} must be float16 or bfloat16, got {t.dtype}")
     if not (q.dtype == k.dtype == v.dtype):
         raise TypeError(f"evotune_torch.attention: q, k, v must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
@@ -217,6 +245,16 @@ def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
             raise ValueError(f"evotune_torch.attention needs CUDA tensors; {name} is on {t.device}")
     if not (q.device == k.device == v.device):
         raise ValueError(f"evotune_torch.attention: q, k, v are on different devices: {q.device}, {k.device}, {v.device}")
+    raise AssertionError(f"evotune_torch.attention: no check failed for {q}, {k}, {v}")  # _check's twin
+
+
+def _in_place(t: torch.Tensor) -> bool:
+    """Whether the kernels can read (or write) t where it is: rows of head_dim contiguous elements, the other
+    strides multiples of 8 elements (16 bytes) wherever the extent is above 1, a 16-byte aligned pointer. A
+    BSHD tensor viewed as BHSD (what a model's projection and RoPE give) qualifies."""
+    s, n = t.stride(), t.shape
+    return (s[3] == 1 and t.data_ptr() % 16 == 0 and (n[0] == 1 or s[0] % 8 == 0) and (n[1] == 1 or s[1] % 8 == 0)
+            and (n[2] == 1 or s[2] % 8 == 0))
 
 
 _local = threading.local()
@@ -237,6 +275,9 @@ def _error_buffer():
 
 def _forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float, jit: bool,
              with_lse: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """q, k, v as the caller gave them: read in place where the kernels can (_in_place), else copied dense.
+    The output is empty_like(q), in q's memory order (the register_fake's too): for the BSHD Q of a model, a
+    BSHD output, whose transpose back to [b, s, h, d] is then free."""
     lib = _load()
     b, hq, sq, d = q.shape
     hkv, skv = k.shape[1], k.shape[2]
@@ -244,14 +285,23 @@ def _forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, sc
     lse = torch.empty((b, hq, sq), dtype=torch.float32, device=q.device) if with_lse else None
     if out.numel() == 0:
         return out, lse
+    q, k, v = (t if _in_place(t) else t.contiguous() for t in (q, k, v))
+    result = out if _in_place(out) else torch.empty((b, hq, sq, d), dtype=q.dtype, device=q.device)
     shape = _shape(b, hq, hkv, sq, skv, d, causal, q.dtype == torch.bfloat16)
-    stream = _raw_stream(q.device.index)
+    device = q.device.index
+    stream = ctypes.c_void_p(_raw_stream(device))
     err = _error_buffer()
-    status = lib.evotune_attention_forward(
-        ctypes.byref(shape), q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(),
-        lse.data_ptr() if lse is not None else 0, ctypes.c_void_p(stream), q.device.index, float(scale), int(jit),
-        err, len(err))
+    pointers = (q.data_ptr(), k.data_ptr(), v.data_ptr(), result.data_ptr(), lse.data_ptr() if lse is not None else 0)
+    if q.is_contiguous() and k.is_contiguous() and v.is_contiguous() and result.is_contiguous():
+        status = lib.evotune_attention_forward(ctypes.byref(shape), *pointers, stream, device, float(scale), int(jit),
+                                               err, len(err))
+    else:
+        layout = _Layout(*((ctypes.c_int64 * 3)(*t.stride()[:3]) for t in (q, k, v, result)))
+        status = lib.evotune_attention_forward_strided(ctypes.byref(shape), ctypes.byref(layout), *pointers, stream,
+                                                       device, float(scale), int(jit), err, len(err))
     _raise_for(status, err.value.decode(errors="replace"))
+    if result is not out:
+        out.copy_(result)
     return out, lse
 
 
@@ -283,8 +333,9 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
 
     q: [b, hq, sq, d]; k, v: [b, hkv, skv, d] (BHSD), float16 or bfloat16, CUDA, hq a multiple of hkv (GQA/MQA),
     sq <= skv (a KV cache: the queries are the last sq positions). causal masks bottom-right aligned (query i
-    sees keys 0 .. i + skv - sq), as a KV cache needs. scale defaults to 1/sqrt(d). Non-contiguous inputs are
-    copied to contiguous ones first (the kernels read BHSD rows). jit: allow an NVRTC compile of evotune's
+    sees keys 0 .. i + skv - sq), as a KV cache needs. scale defaults to 1/sqrt(d). Strided inputs whose rows
+    (head_dim elements) are contiguous and 16-byte aligned, such as the BSHD views a model's projections give,
+    are read in place; others are copied dense first. The output has q's memory order. jit: allow an NVRTC compile of evotune's
     default for a shape the table does not cover (default: $EVOTUNE_JIT == "1"). return_lse: also return the
     fp32 log-sum-exp [b, hq, sq] of the scaled scores.
 
@@ -295,7 +346,6 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
     if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
         raise ValueError("evotune_torch.attention is forward only (inference): call it under torch.no_grad() or "
                          "with inputs that do not require grad")
-    q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
     scale = 0.0 if scale is None else float(scale)
     if not math.isfinite(scale):
         raise ValueError(f"evotune_torch.attention: scale must be finite, got {scale}")

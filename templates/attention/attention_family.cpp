@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
 
 #include "runtime/cuda_driver.h"
 #include "templates/attention/split_kv.h"
@@ -807,6 +811,36 @@ int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
   return 1;
 }
 
+TensorStrides dense_strides(int heads, int seq, int head_dim) {
+  const long long d = head_dim;
+  return TensorStrides{static_cast<long long>(heads) * seq * d, seq * d, d};
+}
+
+void set_dense_strides(AttentionParams& params, int head_dim) {
+  params.q_strides = params.o_strides = dense_strides(params.hq, params.sq, head_dim);
+  params.k_strides = params.v_strides = dense_strides(params.hkv, params.skv, head_dim);
+}
+
+std::optional<std::string> layout_problem(const char* what, const void* base, const TensorStrides& s) {
+  if (reinterpret_cast<std::uintptr_t>(base) % 16 != 0)
+    return fmt::format("{}'s pointer {} is not 16-byte aligned", what, base);
+  for (const auto& [name, stride] : {std::pair{"batch", s.batch}, {"head", s.head}, {"sequence", s.seq}}) {
+    if (stride < 0 || stride % 8 != 0) {
+      return fmt::format("{}'s {} stride {} is not a non-negative multiple of 8 elements (16 bytes)", what, name,
+                         stride);
+    }
+  }
+  return std::nullopt;
+}
+
+TensorStrides normalised_strides(TensorStrides s, int batch, int heads, int seq, int head_dim) {
+  const TensorStrides dense = dense_strides(heads, seq, head_dim);
+  if (batch == 1) s.batch = dense.batch;
+  if (heads == 1) s.head = dense.head;
+  if (seq == 1) s.seq = dense.seq;
+  return s;
+}
+
 void bind_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim, CUdeviceptr workspace) {
   params.splits = plan.splits;
   params.partial_o = nullptr;
@@ -862,39 +896,52 @@ void KernelArguments::bind(const AttentionParams& params) {
   if (config_.at("mma") != kWgmma) return;
   // The descriptors depend on the tensors' addresses and sizes only: a launch on the same Q, K and V (a
   // benchmark's repetitions, a model's layer called again on the same buffers) keeps them.
+  auto same = [](const TensorStrides& a, const TensorStrides& b) {
+    return a.batch == b.batch && a.head == b.head && a.seq == b.seq;
+  };
   const bool same_tensors = encoded_ && previous.q == params.q && previous.k == params.k && previous.v == params.v &&
-                            previous.o == params.o &&
-                            previous.b == params.b && previous.hq == params.hq && previous.hkv == params.hkv &&
-                            previous.sq == params.sq && previous.skv == params.skv;
+                            previous.o == params.o && same(previous.q_strides, params.q_strides) &&
+                            same(previous.k_strides, params.k_strides) && same(previous.v_strides, params.v_strides) &&
+                            same(previous.o_strides, params.o_strides) && previous.b == params.b &&
+                            previous.hq == params.hq && previous.hkv == params.hkv && previous.sq == params.sq &&
+                            previous.skv == params.skv;
   if (same_tensors) return;
   const Problem& p = problem_;
   if (params.b != p.b || params.hq != p.hq || params.hkv != p.hkv || params.sq != p.sq || params.skv != p.skv) {
     throw std::invalid_argument(fmt::format("KernelArguments for {} given the sizes of another problem", p.to_string()));
   }
   encoded_ = false;
-  const cuuint64_t d = static_cast<cuuint64_t>(p.d), row = d * 2;  // bytes per row
+  for (const auto& [what, base, strides] :
+       {std::tuple{"Q", params.q, params.q_strides}, {"K", params.k, params.k_strides},
+        {"V", params.v, params.v_strides}, {"O", static_cast<const void*>(params.o), params.o_strides}}) {
+    if (const std::optional<std::string> why = layout_problem(what, base, strides))
+      throw std::invalid_argument(fmt::format("attention {}: {}", p.to_string(), *why));
+  }
+  auto bytes = [](long long stride) { return static_cast<cuuint64_t>(stride) * 2; };
+  const cuuint64_t d = static_cast<cuuint64_t>(p.d), batch = static_cast<cuuint64_t>(p.b);
   const cuuint64_t sq = static_cast<cuuint64_t>(p.sq), skv = static_cast<cuuint64_t>(p.skv);
   const cuuint32_t block_m = static_cast<cuuint32_t>(config_.at("block_m"));
-  // Q, and with o_store=tma O (the same layout; a box of one consumer warpgroup's 64 rows).
+  // Q, and with o_store=tma O (the same shape; a box of one consumer warpgroup's 64 rows), 5-D:
+  // {d, head in group, query, KV head, batch}, whose box of {64, group, block_m / group} is block_m packed
+  // rows in packed order (query-major, head-minor), split_kv.h's; unpacked, {d, 1, query, head, batch}.
   const bool o_tma = config_.at("o_store") == 1;
-  if (config_.at("pack_gqa") == 1) {
-    // {d, head in group, query, batch x KV head}: a box of {64, group, block_m / group} is block_m packed
-    // rows in packed order (query-major, head-minor), split_kv.h's.
-    const cuuint64_t group = static_cast<cuuint64_t>(p.group());
-    const std::vector<cuuint64_t> dims{d, group, sq, static_cast<cuuint64_t>(p.b) * p.hkv};
-    const std::vector<cuuint64_t> strides{sq * row, row, group * sq * row};
-    const cuuint32_t g = static_cast<cuuint32_t>(group);
-    encode_tensor_map(block_.q, p, params.q, dims, strides, {64, g, block_m / g, 1}, "Q");
-    if (o_tma) encode_tensor_map(block_.o, p, params.o, dims, strides, {64, g, 64 / g, 1}, "O");
-  } else {
-    const std::vector<cuuint64_t> dims{d, 1, sq, static_cast<cuuint64_t>(p.b) * p.hq};
-    encode_tensor_map(block_.q, p, params.q, dims, {row, row, sq * row}, {64, 1, block_m, 1}, "Q");
-    if (o_tma) encode_tensor_map(block_.o, p, params.o, dims, {row, row, sq * row}, {64, 1, 64, 1}, "O");
-  }
+  const bool packed = config_.at("pack_gqa") == 1;
+  const cuuint64_t group = packed ? static_cast<cuuint64_t>(p.group()) : 1;
+  const cuuint32_t g = static_cast<cuuint32_t>(group);
+  const std::vector<cuuint64_t> q_dims{d, group, sq, static_cast<cuuint64_t>(packed ? p.hkv : p.hq), batch};
+  auto q_strides = [&](const TensorStrides& s) {
+    return std::vector<cuuint64_t>{bytes(s.head), bytes(s.seq), bytes(s.head) * group, bytes(s.batch)};
+  };
+  encode_tensor_map(block_.q, p, params.q, q_dims, q_strides(params.q_strides), {64, g, block_m / g, 1, 1}, "Q");
+  if (o_tma) encode_tensor_map(block_.o, p, params.o, q_dims, q_strides(params.o_strides), {64, g, 64 / g, 1, 1}, "O");
+  // K and V, 4-D: {d, key, KV head, batch}.
   const cuuint32_t block_n = static_cast<cuuint32_t>(config_.at("block_n"));
-  const cuuint64_t kv_heads = static_cast<cuuint64_t>(p.b) * p.hkv;
-  encode_tensor_map(block_.k, p, params.k, {d, skv, kv_heads}, {row, skv * row}, {64, block_n, 1}, "K");
-  encode_tensor_map(block_.v, p, params.v, {d, skv, kv_heads}, {row, skv * row}, {64, block_n, 1}, "V");
+  const std::vector<cuuint64_t> kv_dims{d, skv, static_cast<cuuint64_t>(p.hkv), batch};
+  auto kv_strides = [&](const TensorStrides& s) {
+    return std::vector<cuuint64_t>{bytes(s.seq), bytes(s.head), bytes(s.batch)};
+  };
+  encode_tensor_map(block_.k, p, params.k, kv_dims, kv_strides(params.k_strides), {64, block_n, 1, 1}, "K");
+  encode_tensor_map(block_.v, p, params.v, kv_dims, kv_strides(params.v_strides), {64, block_n, 1, 1}, "V");
   encoded_ = true;
 }
 

@@ -119,21 +119,33 @@ std::size_t split_workspace_bytes(const Problem& problem, int splits);
 // split, then the plan's counters: combine=last_cta's per tile, scheduler=dynamic's one) and sets the split
 // count; clears what the plan does not use. Rows come from params (b * hq * sq).
 void bind_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim, CUdeviceptr workspace);
+// The strides of a dense BHSD tensor [b, heads, seq, head_dim], in elements.
+TensorStrides dense_strides(int heads, int seq, int head_dim);
+// Sets Q, K, V and O of `params` dense BHSD (from its sizes): what the harness's own buffers are.
+void set_dense_strides(AttentionParams& params, int head_dim);
+// Why the kernels cannot take a tensor of `what` ("Q", ...) at `base` laid out at `strides` (a pointer not
+// 16-byte aligned, a stride that is not a multiple of 8 elements or is negative), or nullopt when they can.
+// Strides of extents of 1 are never read: pass any value, or normalise them first (normalised_strides).
+std::optional<std::string> layout_problem(const char* what, const void* base, const TensorStrides& strides);
+// `strides` with those of extents of 1 (a single batch, head or position) replaced by the dense ones, which
+// the kernels never step by: a view's stride there can be anything, and must not fail the checks above.
+TensorStrides normalised_strides(TensorStrides strides, int batch, int heads, int seq, int head_dim);
+
 // CTAs of the grid before splitting: query tiles x heads (KV heads when packed) x batch.
 long long unsplit_ctas(const Config& config, const Problem& problem);
 
 // The argument block of one call of a config's attention kernel: AttentionParams, preceded for mma=wgmma by
 // the TMA descriptors of Q, K, V (and O for o_store=tma), encoded here (cuTensorMapEncodeTiled, through the run-time driver
 // loader) from the pointers and sizes in `params`. The harness (AttentionKernel) and the launcher library
-// both launch through it, so they cannot build different arguments. Needs the driver for wgmma; pointers
-// must be 16-byte aligned there (TMA's rule), or the constructor throws CudaError.
+// both launch through it, so they cannot build different arguments. Needs the driver for wgmma, where a
+// layout the TMA cannot take (layout_problem) throws std::invalid_argument.
 class KernelArguments {
  public:
   KernelArguments(const Config& config, const Problem& problem, const AttentionParams& params);
   KernelArguments(const KernelArguments&) = delete;  // args() points into this object
   KernelArguments& operator=(const KernelArguments&) = delete;
-  // The arguments of another call of the same problem: the descriptors are encoded again only when Q, K or
-  // V moved. Throws std::invalid_argument for another problem's sizes.
+  // The arguments of another call of the same problem: the descriptors are encoded again only when Q, K, V
+  // or O moved or changed strides. Throws std::invalid_argument for another problem's sizes.
   void bind(const AttentionParams& params);
   void** args() { return args_; }
 

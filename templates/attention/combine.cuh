@@ -34,13 +34,14 @@ struct ColumnVector<4> {
 // kInFlight chunks' partial loads before it uses any of them. A loop that re-read each chunk's LSE before
 // its partial would pay two dependent round trips per chunk.
 template <typename T, int D>
-__device__ __forceinline__ void combine_row(const AttentionParams& p, long long row, int lane) {
+__device__ __forceinline__ void combine_row(const AttentionParams& p, const OutputRow& out_row, int lane) {
   static_assert(D == 64 || D == 128, "a lane holds D / 32 columns in one vector");
   constexpr int kCols = D / 32;
   using Vec = typename ColumnVector<kCols>::type;
   constexpr int kInFlight = 8;
   const long long rows = static_cast<long long>(p.b) * p.hq * p.sq;
   const int splits = p.splits;
+  const long long row = out_row.index;
   const float* lse = p.partial_lse + row;
 
   const float first_lse = lane < splits ? __ldcg(lse + lane * rows) : -CUDART_INF_F;
@@ -85,7 +86,7 @@ __device__ __forceinline__ void combine_row(const AttentionParams& p, long long 
       }
     }
   }
-  T* out = static_cast<T*>(p.o) + row * D + lane * kCols;
+  T* out = static_cast<T*>(p.o) + out_row.o + lane * kCols;
 #pragma unroll
   for (int c = 0; c < kCols; c += 2) {
     *reinterpret_cast<typename Element<T>::Pair*>(out + c) = Element<T>::pack(acc[c], acc[c + 1]);
@@ -111,8 +112,8 @@ __device__ __forceinline__ void combine_if_last(const Tile& w, const AttentionPa
   __threadfence();
   const int warps = blockDim.x / 32;
   for (int r = threadIdx.x / 32; r < kBlockM; r += warps) {
-    const long long row = w.output_row(r, p.hq, p.sq);
-    if (row >= 0) combine_row<T, D>(p, row, threadIdx.x % 32);
+    const OutputRow row = w.output_row(r, p);
+    if (row.valid()) combine_row<T, D>(p, row, threadIdx.x % 32);
   }
 }
 
@@ -133,11 +134,16 @@ __device__ __forceinline__ void combine_if_last(const Tile& w, const AttentionPa
   do {                                   \
   } while (0)
 #endif
-#define EVOTUNE_ATTENTION_COMBINE(T, D)                                                              \
-  extern "C" __global__ void __launch_bounds__(evotune_attention::kCombineThreads)                   \
-      attention_combine(const __grid_constant__ AttentionParams p) {                                 \
-    EVOTUNE_WAIT_FOR_PREVIOUS_GRID();                                                                \
-    const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; \
-    if (row < static_cast<long long>(p.b) * p.hq * p.sq)                                             \
-      evotune_attention::combine_row<T, D>(p, row, threadIdx.x % 32);                                \
+#define EVOTUNE_ATTENTION_COMBINE(T, D)                                                                  \
+  extern "C" __global__ void __launch_bounds__(evotune_attention::kCombineThreads)                       \
+      attention_combine(const __grid_constant__ AttentionParams p) {                                     \
+    EVOTUNE_WAIT_FOR_PREVIOUS_GRID();                                                                    \
+    const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;     \
+    if (row < static_cast<long long>(p.b) * p.hq * p.sq) {                                               \
+      const int query = static_cast<int>(row % p.sq);                                                    \
+      const long long batch_head = row / p.sq;                                                           \
+      const int head = static_cast<int>(batch_head % p.hq), batch = static_cast<int>(batch_head / p.hq); \
+      const evotune_attention::OutputRow out{row, evotune_attention::row_offset(p.o_strides, batch, head, query)}; \
+      evotune_attention::combine_row<T, D>(p, out, threadIdx.x % 32);                                    \
+    }                                                                                                    \
   }

@@ -109,11 +109,16 @@ __device__ __forceinline__ void copy_tile_rows(T* smem, const RowSource& row_sou
   }
 }
 
-// A [*, D] row-major global tile: row r at gmem + r * D.
+// A [*, D] global tile of rows `row_stride` elements apart: row r at gmem + r * row_stride.
 template <typename T, int D, int kRows, int kLayout, int kVecBytes, int kThreads, bool kAllRowsValid = false>
-__device__ __forceinline__ void load_tile(T* smem, const T* gmem, int valid_rows) {
+__device__ __forceinline__ void load_tile(T* smem, const T* gmem, long long row_stride, int valid_rows) {
   copy_tile_rows<T, D, kRows, kLayout, kVecBytes, kThreads, kAllRowsValid>(
-      smem, [gmem](int row) { return gmem + row * D; }, valid_rows);
+      smem, [gmem, row_stride](int row) { return gmem + row * row_stride; }, valid_rows);
+}
+
+// Element offset of row (batch, head, position) of a tensor laid out at `s`.
+__device__ __forceinline__ long long row_offset(const TensorStrides& s, int batch, int head, int position) {
+  return batch * s.batch + head * s.head + position * s.seq;
 }
 
 // The tile's Q rows: each from its own head and query when packed (one contiguous run of rows otherwise).
@@ -123,10 +128,19 @@ __device__ __forceinline__ void load_q_tile(T* smem, const Tile& w, const Attent
   copy_tile_rows<T, D, kRows, kLayout, kVecBytes, kThreads, false>(
       smem,
       [&](int row) {
-        return q + ((static_cast<long long>(w.batch) * p.hq + w.head_of(row)) * p.sq + w.query(row)) * D;
+        return q + row_offset(p.q_strides, w.batch, w.head_of(row), w.query(row));
       },
       w.rows - w.m0);
 }
+
+// A row (batch, head, query) of the output: `index` numbers it densely, (batch * hq + head) * sq + query, in
+// the LSE and the split workspace (evotune's own buffers, always dense); `o` is its first element in O (the
+// caller's tensor, at p.o_strides).
+struct OutputRow {
+  long long index;
+  long long o;
+  __device__ __forceinline__ bool valid() const { return index >= 0; }
+};
 
 // Which CTA does which rows, and which K/V blocks it must visit. The grid is (query tiles x splits,
 // heads, batch): heads are the query heads, or the KV heads when packed (kPack: a tile's rows are the
@@ -162,10 +176,11 @@ struct WorkTile {
     t.begin = begin, t.end = end, t.diagonal = diagonal, t.split = split, t.splits = splits, t.tile = tile;
     return t;
   }
-  // Global index (batch, head, query) of a tile row in O and the LSE, or -1 past the last row.
-  __device__ __forceinline__ long long output_row(int local_row, int hq, int sq) const {
-    if (m0 + local_row >= rows) return -1;
-    return (static_cast<long long>(batch) * hq + head_of(local_row)) * sq + query(local_row);
+  // Where a tile row's output goes (OutputRow), index -1 past the last row.
+  __device__ __forceinline__ OutputRow output_row(int local_row, const AttentionParams& p) const {
+    if (m0 + local_row >= rows) return OutputRow{-1, 0};
+    const int h = head_of(local_row), q = query(local_row);
+    return OutputRow{(static_cast<long long>(batch) * p.hq + h) * p.sq + q, row_offset(p.o_strides, batch, h, q)};
   }
 };
 
@@ -246,9 +261,10 @@ __device__ __forceinline__ bool key_visible(int query, int key, int skv, int dia
   return key < skv && (!kCausal || key <= query + diagonal);
 }
 
+// The first row of one (batch, head) of a tensor laid out at `s`.
 template <typename T>
-__device__ __forceinline__ const T* head_ptr(const void* base, int batch, int heads, int head, int seq, int D) {
-  return static_cast<const T*>(base) + (static_cast<long long>(batch) * heads + head) * seq * D;
+__device__ __forceinline__ const T* head_ptr(const void* base, const TensorStrides& s, int batch, int head) {
+  return static_cast<const T*>(base) + batch * s.batch + head * s.head;
 }
 
 // Final row statistics -> output: o_row / l, and lse = (m + log2 l) * ln 2 for the scaled scores
@@ -261,34 +277,33 @@ __device__ __forceinline__ float finish_lse(float row_max_log2, float row_sum) {
 // holds one chunk of a split, to the fp32 split workspace, normalized by the chunk's own sum; its LSE to
 // the LSE output (when asked for) or to the workspace (always: the combine needs it).
 template <typename T, int D, class Tile>
-__device__ __forceinline__ void store_output_pair(const Tile& w, const AttentionParams& p, long long row,
+__device__ __forceinline__ void store_output_pair(const Tile& w, const AttentionParams& p, const OutputRow& row,
                                                   int col, float a, float b) {
   if (w.partial()) {
     const long long rows = static_cast<long long>(p.b) * p.hq * p.sq;
-    *reinterpret_cast<float2*>(p.partial_o + (w.split * rows + row) * D + col) = make_float2(a, b);
+    *reinterpret_cast<float2*>(p.partial_o + (w.split * rows + row.index) * D + col) = make_float2(a, b);
   } else {
-    *reinterpret_cast<typename Element<T>::Pair*>(static_cast<T*>(p.o) + row * D + col) =
-        Element<T>::pack(a, b);
+    *reinterpret_cast<typename Element<T>::Pair*>(static_cast<T*>(p.o) + row.o + col) = Element<T>::pack(a, b);
   }
 }
 
 template <typename T, int D, class Tile>
-__device__ __forceinline__ void store_output(const Tile& w, const AttentionParams& p, long long row, int col,
+__device__ __forceinline__ void store_output(const Tile& w, const AttentionParams& p, const OutputRow& row, int col,
                                              float a) {
   if (w.partial()) {
     const long long rows = static_cast<long long>(p.b) * p.hq * p.sq;
-    p.partial_o[(w.split * rows + row) * D + col] = a;
+    p.partial_o[(w.split * rows + row.index) * D + col] = a;
   } else {
-    static_cast<T*>(p.o)[row * D + col] = static_cast<T>(a);
+    static_cast<T*>(p.o)[row.o + col] = static_cast<T>(a);
   }
 }
 
 template <class Tile>
-__device__ __forceinline__ void store_lse(const Tile& w, const AttentionParams& p, long long row, float lse) {
+__device__ __forceinline__ void store_lse(const Tile& w, const AttentionParams& p, const OutputRow& row, float lse) {
   if (w.partial()) {
-    p.partial_lse[w.split * (static_cast<long long>(p.b) * p.hq * p.sq) + row] = lse;
+    p.partial_lse[w.split * (static_cast<long long>(p.b) * p.hq * p.sq) + row.index] = lse;
   } else if (p.lse != nullptr) {
-    p.lse[row] = lse;
+    p.lse[row.index] = lse;
   }
 }
 

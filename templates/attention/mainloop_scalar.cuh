@@ -115,8 +115,8 @@ struct ScalarMainloop {
   __device__ __forceinline__ void epilogue(const AnyTile& w, const AttentionParams& p, void* /*reusable_smem*/) {
     const float sum = row_reduce(row_sum, [](float a, float b) { return a + b; });
     const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
-    const long long row = w.output_row(row_local, p.hq, p.sq);
-    if (row < 0) return;
+    const OutputRow row = w.output_row(row_local, p);
+    if (!row.valid()) return;
 #pragma unroll
     for (int i = 0; i < kColsPerThread; ++i)
       store_output<T, D>(w, p, row, part + i * kThreadsPerRow, o[i] * inverse);

@@ -181,7 +181,6 @@ struct WgmmaMainloop {
                                           int index) const {
     const AttentionParams& p = args.params;
     const int n_blocks = w.end - w.begin;
-    const int kv_head = w.batch * p.hkv + w.kv_head;
     auto load = [&](T* slots, const TensorMapBytes* map, unsigned long long* full, unsigned long long* empty,
                     int j) {
       const int slot = ring + j, stage = slot % kStages;
@@ -189,8 +188,8 @@ struct WgmmaMainloop {
       sm90::mbarrier_arrive_expect_bytes(&full[stage], Cfg::kKvBytes);
 #pragma unroll
       for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
-        sm90::tma_load_3d(slots + stage * kBlockN * D + c * kBlockN * 64, map, &full[stage], c * 64,
-                          (w.begin + j) * kBlockN, kv_head);
+        sm90::tma_load_4d(slots + stage * kBlockN * D + c * kBlockN * 64, map, &full[stage], c * 64,
+                          (w.begin + j) * kBlockN, w.kv_head, w.batch);
       }
     };
     // The first K block goes first: its slot is free while the previous tile's epilogue still holds Q.
@@ -199,15 +198,15 @@ struct WgmmaMainloop {
     if (use > 0) sm90::mbarrier_wait(&q_empty[buffer], (use - 1) & 1);
     if constexpr (Cfg::kScheduler == kDynamicScheduler) *tile_slot(buffer) = index;
     if (n_blocks > 0) {
-      // Q: packed rows are (query, head of the group) pairs, the 4-D map's {group, query} box fills them in
+      // Q: packed rows are (query, head of the group) pairs, the 5-D map's {group, query} box fills them in
       // that order; unpacked, the group extent is 1.
       const int group_box = Cfg::kPack ? w.group : 1;
-      const int q_head = Cfg::kPack ? w.batch * p.hkv + w.kv_head : w.batch * p.hq + w.head;
+      const int q_head = Cfg::kPack ? w.kv_head : w.head;
       sm90::mbarrier_arrive_expect_bytes(&q_full[buffer], Cfg::kQBytes);
 #pragma unroll
       for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
-        sm90::tma_load_4d(q_tile(buffer) + c * kBlockM * 64, &args.q, &q_full[buffer], c * 64, 0, w.m0 / group_box,
-                          q_head);
+        sm90::tma_load_5d(q_tile(buffer) + c * kBlockM * 64, &args.q, &q_full[buffer], c * 64, 0, w.m0 / group_box,
+                          q_head, w.batch);
       }
     } else {
       sm90::mbarrier_arrive(&q_full[buffer]);  // an empty chunk of a split: nothing to load, the epilogue runs
@@ -441,20 +440,19 @@ struct WgmmaMainloop {
         *reinterpret_cast<typename Element<T>::Pair*>(tile + offset) =
             Element<T>::pack(o[dt][2 * h] * total.inverse, o[dt][2 * h + 1] * total.inverse);
       }
-      const long long out_row = w.output_row(row, p.hq, p.sq);
-      if (out_row >= 0 && (lane & 3) == 0)
-        store_lse(w, p, out_row, row_lse(row_max[h], total.sum, p));
+      const OutputRow out_row = w.output_row(row, p);
+      if (out_row.valid() && (lane & 3) == 0) store_lse(w, p, out_row, row_lse(row_max[h], total.sum, p));
     }
     if constexpr (Cfg::kTmaStore) {
       sm90::fence_proxy_async_shared();  // this thread's rows, written by the generic proxy, to the TMA's
       sm90::named_barrier_sync(9 + consumer, 128);
       if (storer) {
         const int group_box = Cfg::kPack ? w.group : 1;
-        const int q_head = Cfg::kPack ? w.batch * p.hkv + w.kv_head : w.batch * p.hq + w.head;
+        const int q_head = Cfg::kPack ? w.kv_head : w.head;
 #pragma unroll
         for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
-          sm90::tma_store_4d(&args.o, tile + c * kBlockM * 128 + consumer * 64 * 128, c * 64, 0,
-                             (w.m0 + consumer * 64) / group_box, q_head);
+          sm90::tma_store_5d(&args.o, tile + c * kBlockM * 128 + consumer * 64 * 128, c * 64, 0,
+                             (w.m0 + consumer * 64) / group_box, q_head, w.batch);
         }
         sm90::bulk_commit_group();
       }
@@ -467,11 +465,11 @@ struct WgmmaMainloop {
     for (int i = 0; i < 64 * kRowChunks / 128; ++i) {
       const int index = i * 128 + thread;
       const int row = consumer * 64 + index / kRowChunks, chunk = index % kRowChunks;
-      const long long out_row = w.output_row(row, p.hq, p.sq);
-      if (out_row >= 0) {
+      const OutputRow out_row = w.output_row(row, p);
+      if (out_row.valid()) {
         const uint4 value = *reinterpret_cast<const uint4*>(tile + (chunk / 8) * kBlockM * 128 + row * 128 +
                                                             (((chunk % 8) ^ (row % 8)) << 4));
-        *reinterpret_cast<uint4*>(static_cast<T*>(p.o) + out_row * D + chunk * 8) = value;
+        *reinterpret_cast<uint4*>(static_cast<T*>(p.o) + out_row.o + chunk * 8) = value;
       }
     }
   }
@@ -572,14 +570,14 @@ struct WgmmaMainloop {
 #pragma unroll
       for (int i = 0; i < kItems; ++i) {
         const int item = base + i * kConsumerThreads, r = item / kChunks, chunk = item % kChunks;
-        const long long out_row = w.output_row(r, p.hq, p.sq);
-        if (out_row < 0) continue;
+        const OutputRow out_row = w.output_row(r, p);
+        if (!out_row.valid()) continue;
         const float inverse = sum[i] > 0.0f ? 1.0f / sum[i] : 0.0f;
         typename Element<T>::Pair* out =
-            reinterpret_cast<typename Element<T>::Pair*>(static_cast<T*>(p.o) + out_row * D) + chunk * 2;
+            reinterpret_cast<typename Element<T>::Pair*>(static_cast<T*>(p.o) + out_row.o) + chunk * 2;
         out[0] = Element<T>::pack(acc[i].x * inverse, acc[i].y * inverse);
         out[1] = Element<T>::pack(acc[i].z * inverse, acc[i].w * inverse);
-        if (p.lse != nullptr && chunk == 0) p.lse[out_row] = evotune_split::combine_lse(max_lse[i], sum[i]);
+        if (p.lse != nullptr && chunk == 0) p.lse[out_row.index] = evotune_split::combine_lse(max_lse[i], sum[i]);
       }
     }
   }

@@ -2,11 +2,22 @@
 // Kernel arguments of the attention family, shared by the host (C++) and the kernels (NVRTC): only
 // fixed-size scalars and pointers, so both compilers lay the struct out identically.
 
+// Where a tensor's rows are: element (batch, head, position, column) at batch * batch_stride + head *
+// head_stride + position * seq_stride + column, in elements. Each row of d elements is contiguous; the rest is
+// free, so BHSD-contiguous tensors and the BSHD views a model hands over (Q after its projection and RoPE, O
+// written back in Q's order) are both read and written in place. The host checks what the kernels need:
+// strides multiples of 8 elements (16 bytes: cp.async's widest copy, TMA's stride unit), pointers 16-byte
+// aligned.
+struct TensorStrides {
+  long long batch, head, seq;
+};
+
 struct AttentionParams {
-  const void* q;  // [b, hq, sq, d]   fp16 or bf16, contiguous (BHSD)
+  const void* q;  // [b, hq, sq, d]   fp16 or bf16, rows at q_strides
   const void* k;  // [b, hkv, skv, d]
   const void* v;  // [b, hkv, skv, d]
   void* o;        // [b, hq, sq, d]
+  TensorStrides q_strides, k_strides, v_strides, o_strides;
   float* lse;     // [b, hq, sq] natural-log log-sum-exp of the scaled scores, or null
   unsigned long long* cta_cycles;  // clock64 cycles per CTA (kernels built with EVOTUNE_CTA_CLOCK), or null
   // Split-KV workspace (splits > 1): each chunk's output rows in fp32, normalized by the chunk's own

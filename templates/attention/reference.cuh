@@ -37,16 +37,16 @@ __global__ void __launch_bounds__(128) attention_reference(const __grid_constant
   const int batch = blockIdx.z, head = blockIdx.y, m0 = blockIdx.x * kRefRows;
   const int kv_head = head / (p.hq / p.hkv);
   const int diagonal = p.skv - p.sq;
-  const T* q = head_ptr<T>(p.q, batch, p.hq, head, p.sq, D);
-  const T* k = head_ptr<T>(p.k, batch, p.hkv, kv_head, p.skv, D);
-  const T* v = head_ptr<T>(p.v, batch, p.hkv, kv_head, p.skv, D);
+  const T* q = head_ptr<T>(p.q, p.q_strides, batch, head);
+  const T* k = head_ptr<T>(p.k, p.k_strides, batch, kv_head);
+  const T* v = head_ptr<T>(p.v, p.v_strides, batch, kv_head);
   const int r = threadIdx.x / kRefThreadsPerRow;  // this thread's row in the tile
   const int part = threadIdx.x % kRefThreadsPerRow;
   const int row = m0 + r;
 
   for (int i = threadIdx.x; i < kRefRows * D; i += kRefThreads) {
     const int rr = i / D, c = i % D;
-    q_tile[rr][c] = m0 + rr < p.sq ? Element<T>::to_float(q[static_cast<long long>(m0 + rr) * D + c]) : 0.0f;
+    q_tile[rr][c] = m0 + rr < p.sq ? Element<T>::to_float(q[(m0 + rr) * p.q_strides.seq + c]) : 0.0f;
   }
 
   auto load_keys = [&](int n0, bool with_v) {
@@ -54,8 +54,8 @@ __global__ void __launch_bounds__(128) attention_reference(const __grid_constant
     for (int i = threadIdx.x; i < kRefKeys * D; i += kRefThreads) {
       const int kk = i / D, c = i % D;
       const bool valid = n0 + kk < p.skv;
-      k_tile[kk][c] = valid ? Element<T>::to_float(k[static_cast<long long>(n0 + kk) * D + c]) : 0.0f;
-      if (with_v) v_tile[kk][c] = valid ? Element<T>::to_float(v[static_cast<long long>(n0 + kk) * D + c]) : 0.0f;
+      k_tile[kk][c] = valid ? Element<T>::to_float(k[(n0 + kk) * p.k_strides.seq + c]) : 0.0f;
+      if (with_v) v_tile[kk][c] = valid ? Element<T>::to_float(v[(n0 + kk) * p.v_strides.seq + c]) : 0.0f;
     }
     __syncthreads();
   };

@@ -130,8 +130,8 @@ __device__ __forceinline__ void store_rows(const Tile& w, const AttentionParams&
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const RowTotal total = row_total(row_sum[h]);
-    const long long row = w.output_row(local_row + h * 8, p.hq, p.sq);
-    if (row >= 0) {
+    const OutputRow row = w.output_row(local_row + h * 8, p);
+    if (row.valid()) {
 #pragma unroll
       for (int dt = 0; dt < D / 8; ++dt) {
         store_output_pair<T, D>(w, p, row, dt * 8 + (lane & 3) * 2, o[dt][2 * h] * total.inverse,

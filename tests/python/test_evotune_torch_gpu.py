@@ -112,12 +112,41 @@ class AgainstSdpa(unittest.TestCase):
         s = s.masked_fill(~lower_right_mask(1000, 1000), float("-inf"))
         self.assertLess((lse - torch.logsumexp(s, dim=-1)).abs().max().item(), 1e-2)
 
-    def test_non_contiguous_inputs_are_copied(self):
+    def test_strided_tensors_are_read_and_written_in_place(self):
+        # Every case's kernel (both mainloops, both O stores, split-KV with its combine) on BHSD views of BSHD
+        # memory, as a model's projections give, and on K/V slices of a longer preallocated cache: the same
+        # bits as on dense copies, and the output in Q's memory order.
+        for i, (name, b, hq, hkv, sq, skv, d, causal, dtype) in enumerate(CASES):
+            with self.subTest(name):
+                q, k, v = inputs(b, hq, hkv, sq, skv, d, dtype, seed=200 + i)
+                expected = evotune_torch.attention(q, k, v, causal=causal)
+                bshd = [t.transpose(1, 2).contiguous().transpose(1, 2) for t in (q, k, v)]
+                if sq > 1:
+                    self.assertFalse(bshd[0].is_contiguous())
+                out = evotune_torch.attention(*bshd, causal=causal)
+                self.assertEqual(out.stride(), bshd[0].stride(), name)
+                self.assertTrue(torch.equal(out, expected), name)
+                cache_k = torch.zeros(b, hkv, skv + 24, d, device="cuda", dtype=dtype)
+                cache_v = torch.zeros_like(cache_k)
+                cache_k[:, :, :skv] = k
+                cache_v[:, :, :skv] = v
+                self.assertTrue(torch.equal(
+                    evotune_torch.attention(q, cache_k[:, :, :skv], cache_v[:, :, :skv], causal=causal), expected),
+                    name)
+
+    def test_layouts_the_kernels_cannot_take_are_copied(self):
         q, k, v = inputs(2, 32, 8, 1000, 1000, 128, torch.bfloat16, seed=8)
-        qt = q.transpose(1, 2).contiguous().transpose(1, 2)  # BHSD view of BSHD memory, as a model's projections give
-        self.assertFalse(qt.is_contiguous())
-        self.assertTrue(torch.equal(evotune_torch.attention(qt, k, v, causal=True),
-                                    evotune_torch.attention(q, k, v, causal=True)))
+        expected = evotune_torch.attention(q, k, v, causal=True)
+        head_dim_strided = q.transpose(2, 3).contiguous().transpose(2, 3)  # columns not contiguous
+        wide = torch.zeros(2, 32, 1000, 132, device="cuda", dtype=torch.bfloat16)
+        wide[..., :128] = q
+        odd_rows = wide[..., :128]  # rows 132 elements apart: not a multiple of 8
+        unaligned = torch.zeros(2 * 32 * 1000 * 128 + 4, device="cuda", dtype=torch.bfloat16)[4:].view(q.shape)
+        unaligned.copy_(q)  # 8 bytes past a 16-byte boundary
+        for name, qq in (("head dim strided", head_dim_strided), ("rows 132 apart", odd_rows),
+                         ("unaligned", unaligned)):
+            with self.subTest(name):
+                self.assertTrue(torch.equal(evotune_torch.attention(qq, k, v, causal=True), expected), name)
 
     def test_it_runs_on_the_current_stream(self):
         q, k, v = inputs(2, 32, 8, 2048, 2048, 128, torch.bfloat16, seed=9)
