@@ -57,6 +57,27 @@ def main():
     ]
     for name, fn in rows:
         print(f"{name:45s} {per_call_us(fn, args.calls):7.2f} us/call (host)")
+    # SDPA with one backend forced, as llama_e2e.py times them (the context entered once, outside the calls,
+    # as in its decode loop).
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    for name, backend in (("flash", SDPBackend.FLASH_ATTENTION), ("cuDNN", SDPBackend.CUDNN_ATTENTION)):
+        try:
+            with sdpa_kernel(backend):
+                us = per_call_us(lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True), args.calls)
+            print(f"{'F.scaled_dot_product_attention, ' + name:45s} {us:7.2f} us/call (host)")
+        except RuntimeError as e:
+            print(f"{'F.scaled_dot_product_attention, ' + name:45s} not available: {str(e).splitlines()[0]}")
+    # A decode loop's pattern: a new length every 4 calls (one step of a 4-layer model), so that each step's
+    # first call meets a shape the launcher has not planned yet.
+    caches = [(torch.randn(b, hkv, n, d, device="cuda", dtype=torch.bfloat16),) * 2 for n in range(skv, skv + 16)]
+    step = [0]
+
+    def decode_pattern():
+        kk, vv = caches[(step[0] // 4) % len(caches)]
+        step[0] += 1
+        return evotune_torch.attention(q, kk, vv)
+
+    print(f"{'evotune_torch.attention, new skv every 4':45s} {per_call_us(decode_pattern, args.calls):7.2f} us/call (host)")
 
 
 if __name__ == "__main__":

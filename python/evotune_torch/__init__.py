@@ -273,35 +273,58 @@ def _error_buffer():
     return buffer
 
 
+_shapes: dict = {}
+
+
+def _shape_of(b, hq, hkv, sq, skv, d, causal, bf16) -> _Shape:
+    """The C struct of a shape, built once per shape (a decode step's layers share one)."""
+    key = (b, hq, hkv, sq, skv, d, causal, bf16)
+    shape = _shapes.get(key)
+    if shape is None:
+        if len(_shapes) >= 4096:
+            _shapes.clear()
+        shape = _shapes[key] = _shape(*key)
+    return shape
+
+
+def _dense(t: torch.Tensor) -> torch.Tensor:
+    """A dense BHSD copy in a fresh (aligned) allocation; contiguous() would keep a misaligned tensor as it is."""
+    return t.clone(memory_format=torch.contiguous_format)
+
+
 def _forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float, jit: bool,
              with_lse: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
     """q, k, v as the caller gave them: read in place where the kernels can (_in_place), else copied dense.
     The output is empty_like(q), in q's memory order (the register_fake's too): for the BSHD Q of a model, a
-    BSHD output, whose transpose back to [b, s, h, d] is then free."""
-    lib = _load()
+    BSHD output, whose transpose back to [b, s, h, d] is then free. Written for the host's time: a decode step
+    calls it once per layer."""
+    lib = _lib if _lib is not None else _load()
     b, hq, sq, d = q.shape
     hkv, skv = k.shape[1], k.shape[2]
     out = torch.empty_like(q)
     lse = torch.empty((b, hq, sq), dtype=torch.float32, device=q.device) if with_lse else None
     if out.numel() == 0:
         return out, lse
-    q, k, v = (t if _in_place(t) else t.contiguous() for t in (q, k, v))
-    result = out if _in_place(out) else torch.empty((b, hq, sq, d), dtype=q.dtype, device=q.device)
-    shape = _shape(b, hq, hkv, sq, skv, d, causal, q.dtype == torch.bfloat16)
-    device = q.device.index
-    stream = ctypes.c_void_p(_raw_stream(device))
+    shape = _shape_of(b, hq, hkv, sq, skv, d, causal, q.dtype is torch.bfloat16)
+    device = q.get_device()
+    stream = _raw_stream(device)
     err = _error_buffer()
-    pointers = (q.data_ptr(), k.data_ptr(), v.data_ptr(), result.data_ptr(), lse.data_ptr() if lse is not None else 0)
-    if q.is_contiguous() and k.is_contiguous() and v.is_contiguous() and result.is_contiguous():
-        status = lib.evotune_attention_forward(ctypes.byref(shape), *pointers, stream, device, float(scale), int(jit),
-                                               err, len(err))
+    lse_pointer = lse.data_ptr() if lse is not None else 0
+    pointers = (q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr())
+    if (not (pointers[0] | pointers[1] | pointers[2] | pointers[3]) & 15 and q.is_contiguous() and k.is_contiguous()
+            and v.is_contiguous() and out.is_contiguous()):
+        status = lib.evotune_attention_forward(shape, *pointers, lse_pointer, stream, device, scale, jit, err, 1024)
     else:
+        q, k, v = (t if _in_place(t) else _dense(t) for t in (q, k, v))
+        result = out if _in_place(out) else torch.empty((b, hq, sq, d), dtype=q.dtype, device=q.device)
         layout = _Layout(*((ctypes.c_int64 * 3)(*t.stride()[:3]) for t in (q, k, v, result)))
-        status = lib.evotune_attention_forward_strided(ctypes.byref(shape), ctypes.byref(layout), *pointers, stream,
-                                                       device, float(scale), int(jit), err, len(err))
-    _raise_for(status, err.value.decode(errors="replace"))
-    if result is not out:
-        out.copy_(result)
+        status = lib.evotune_attention_forward_strided(
+            shape, ctypes.byref(layout), q.data_ptr(), k.data_ptr(), v.data_ptr(), result.data_ptr(), lse_pointer,
+            stream, device, scale, jit, err, 1024)
+        if status == _OK and result is not out:
+            out.copy_(result)
+    if status != _OK:
+        _raise_for(status, err.value.decode(errors="replace"))
     return out, lse
 
 
@@ -343,12 +366,15 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
     EvotuneError (no library or device, a failed load or launch).
     """
     _check(q, k, v)
-    if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
+    if (q.requires_grad or k.requires_grad or v.requires_grad) and torch.is_grad_enabled():
         raise ValueError("evotune_torch.attention is forward only (inference): call it under torch.no_grad() or "
                          "with inputs that do not require grad")
-    scale = 0.0 if scale is None else float(scale)
-    if not math.isfinite(scale):
-        raise ValueError(f"evotune_torch.attention: scale must be finite, got {scale}")
+    if scale is None:
+        scale = 0.0
+    else:
+        scale = float(scale)
+        if not math.isfinite(scale):
+            raise ValueError(f"evotune_torch.attention: scale must be finite, got {scale}")
     jit = _jit_default() if jit is None else bool(jit)
     if torch.compiler.is_compiling():  # traced: the registered op, which torch.compile sees through its fake
         if return_lse:

@@ -928,20 +928,37 @@ void KernelArguments::bind(const AttentionParams& params) {
   const bool packed = config_.at("pack_gqa") == 1;
   const cuuint64_t group = packed ? static_cast<cuuint64_t>(p.group()) : 1;
   const cuuint32_t g = static_cast<cuuint32_t>(group);
-  const std::vector<cuuint64_t> q_dims{d, group, sq, static_cast<cuuint64_t>(packed ? p.hkv : p.hq), batch};
-  auto q_strides = [&](const TensorStrides& s) {
-    return std::vector<cuuint64_t>{bytes(s.head), bytes(s.seq), bytes(s.head) * group, bytes(s.batch)};
+  // Where batch and head merge (dense BHSD: batch stride = heads x head stride), one rank less (params.h).
+  auto merges = [](const TensorStrides& s, int heads) { return s.batch == heads * s.head; };
+  const cuuint64_t q_heads = static_cast<cuuint64_t>(packed ? p.hkv : p.hq);
+  auto encode_q = [&](TensorMapBytes& map, const void* base, const TensorStrides& s, cuuint32_t rows, bool merged,
+                      const char* what) {
+    if (merged) {
+      encode_tensor_map(map, p, base, {d, group, sq, batch * q_heads}, {bytes(s.head), bytes(s.seq), bytes(s.head) * group},
+                        {64, g, rows / g, 1}, what);
+    } else {
+      encode_tensor_map(map, p, base, {d, group, sq, q_heads, batch},
+                        {bytes(s.head), bytes(s.seq), bytes(s.head) * group, bytes(s.batch)}, {64, g, rows / g, 1, 1},
+                        what);
+    }
   };
-  encode_tensor_map(block_.q, p, params.q, q_dims, q_strides(params.q_strides), {64, g, block_m / g, 1, 1}, "Q");
-  if (o_tma) encode_tensor_map(block_.o, p, params.o, q_dims, q_strides(params.o_strides), {64, g, 64 / g, 1, 1}, "O");
-  // K and V, 4-D: {d, key, KV head, batch}.
+  block_.q_merged = merges(params.q_strides, p.hq);
+  encode_q(block_.q, params.q, params.q_strides, block_m, block_.q_merged != 0, "Q");
+  block_.o_merged = o_tma && merges(params.o_strides, p.hq);
+  if (o_tma) encode_q(block_.o, params.o, params.o_strides, 64, block_.o_merged != 0, "O");
+  // K and V: {d, key, KV head, batch}, or {d, key, batch x KV head} where both merge.
   const cuuint32_t block_n = static_cast<cuuint32_t>(config_.at("block_n"));
-  const std::vector<cuuint64_t> kv_dims{d, skv, static_cast<cuuint64_t>(p.hkv), batch};
-  auto kv_strides = [&](const TensorStrides& s) {
-    return std::vector<cuuint64_t>{bytes(s.seq), bytes(s.head), bytes(s.batch)};
-  };
-  encode_tensor_map(block_.k, p, params.k, kv_dims, kv_strides(params.k_strides), {64, block_n, 1, 1}, "K");
-  encode_tensor_map(block_.v, p, params.v, kv_dims, kv_strides(params.v_strides), {64, block_n, 1, 1}, "V");
+  const cuuint64_t hkv = static_cast<cuuint64_t>(p.hkv);
+  block_.kv_merged = merges(params.k_strides, p.hkv) && merges(params.v_strides, p.hkv);
+  for (const auto& [map, base, s, what] : {std::tuple{&block_.k, params.k, params.k_strides, "K"},
+                                           std::tuple{&block_.v, params.v, params.v_strides, "V"}}) {
+    if (block_.kv_merged) {
+      encode_tensor_map(*map, p, base, {d, skv, batch * hkv}, {bytes(s.seq), bytes(s.head)}, {64, block_n, 1}, what);
+    } else {
+      encode_tensor_map(*map, p, base, {d, skv, hkv, batch}, {bytes(s.seq), bytes(s.head), bytes(s.batch)},
+                        {64, block_n, 1, 1}, what);
+    }
+  }
   encoded_ = true;
 }
 

@@ -94,6 +94,26 @@ __device__ __forceinline__ void combine_row(const AttentionParams& p, const Outp
   if (p.lse != nullptr && lane == 0) p.lse[row] = evotune_split::combine_lse(max_lse, sum);
 }
 
+// The combine kernel's row `row` (dense (batch * hq + head) * sq + query), with its place in O. In 32-bit
+// arithmetic below 2^31 rows (every real case): a 64-bit division is a called subroutine, on the critical path
+// of a decode step.
+__device__ __forceinline__ OutputRow combine_output_row(const AttentionParams& p, long long row) {
+  int query, head, batch;
+  if (static_cast<long long>(p.b) * p.hq * p.sq <= 0x7fffffffLL) {
+    const unsigned r = static_cast<unsigned>(row), sq = static_cast<unsigned>(p.sq), hq = static_cast<unsigned>(p.hq);
+    const unsigned batch_head = r / sq;
+    query = static_cast<int>(r - batch_head * sq);
+    batch = static_cast<int>(batch_head / hq);
+    head = static_cast<int>(batch_head - static_cast<unsigned>(batch) * hq);
+  } else {
+    const long long batch_head = row / p.sq;
+    query = static_cast<int>(row - batch_head * p.sq);
+    batch = static_cast<int>(batch_head / p.hq);
+    head = static_cast<int>(batch_head - static_cast<long long>(batch) * p.hq);
+  }
+  return OutputRow{row, row_offset(p.o_strides, batch, head, query)};
+}
+
 // combine=last_cta: called by every CTA of a split after its epilogue. The chunk that finishes its tile
 // last (a counter per tile, reset by it for the next launch) merges the tile's rows, its warps taking
 // rows in turn. Every thread fences its partial writes before the count, so the last CTA sees them all.
@@ -140,10 +160,6 @@ __device__ __forceinline__ void combine_if_last(const Tile& w, const AttentionPa
     EVOTUNE_WAIT_FOR_PREVIOUS_GRID();                                                                    \
     const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;     \
     if (row < static_cast<long long>(p.b) * p.hq * p.sq) {                                               \
-      const int query = static_cast<int>(row % p.sq);                                                    \
-      const long long batch_head = row / p.sq;                                                           \
-      const int head = static_cast<int>(batch_head % p.hq), batch = static_cast<int>(batch_head / p.hq); \
-      const evotune_attention::OutputRow out{row, evotune_attention::row_offset(p.o_strides, batch, head, query)}; \
-      evotune_attention::combine_row<T, D>(p, out, threadIdx.x % 32);                                    \
+      evotune_attention::combine_row<T, D>(p, evotune_attention::combine_output_row(p, row), threadIdx.x % 32); \
     }                                                                                                    \
   }

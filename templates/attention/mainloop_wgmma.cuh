@@ -188,8 +188,13 @@ struct WgmmaMainloop {
       sm90::mbarrier_arrive_expect_bytes(&full[stage], Cfg::kKvBytes);
 #pragma unroll
       for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
-        sm90::tma_load_4d(slots + stage * kBlockN * D + c * kBlockN * 64, map, &full[stage], c * 64,
-                          (w.begin + j) * kBlockN, w.kv_head, w.batch);
+        if (args.kv_merged) {
+          sm90::tma_load_3d(slots + stage * kBlockN * D + c * kBlockN * 64, map, &full[stage], c * 64,
+                            (w.begin + j) * kBlockN, w.batch * p.hkv + w.kv_head);
+        } else {
+          sm90::tma_load_4d(slots + stage * kBlockN * D + c * kBlockN * 64, map, &full[stage], c * 64,
+                            (w.begin + j) * kBlockN, w.kv_head, w.batch);
+        }
       }
     };
     // The first K block goes first: its slot is free while the previous tile's epilogue still holds Q.
@@ -201,12 +206,17 @@ struct WgmmaMainloop {
       // Q: packed rows are (query, head of the group) pairs, the 5-D map's {group, query} box fills them in
       // that order; unpacked, the group extent is 1.
       const int group_box = Cfg::kPack ? w.group : 1;
-      const int q_head = Cfg::kPack ? w.kv_head : w.head;
+      const int q_head = Cfg::kPack ? w.kv_head : w.head, q_heads = Cfg::kPack ? p.hkv : p.hq;
       sm90::mbarrier_arrive_expect_bytes(&q_full[buffer], Cfg::kQBytes);
 #pragma unroll
       for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
-        sm90::tma_load_5d(q_tile(buffer) + c * kBlockM * 64, &args.q, &q_full[buffer], c * 64, 0, w.m0 / group_box,
-                          q_head, w.batch);
+        if (args.q_merged) {
+          sm90::tma_load_4d(q_tile(buffer) + c * kBlockM * 64, &args.q, &q_full[buffer], c * 64, 0,
+                            w.m0 / group_box, w.batch * q_heads + q_head);
+        } else {
+          sm90::tma_load_5d(q_tile(buffer) + c * kBlockM * 64, &args.q, &q_full[buffer], c * 64, 0,
+                            w.m0 / group_box, q_head, w.batch);
+        }
       }
     } else {
       sm90::mbarrier_arrive(&q_full[buffer]);  // an empty chunk of a split: nothing to load, the epilogue runs
@@ -448,11 +458,16 @@ struct WgmmaMainloop {
       sm90::named_barrier_sync(9 + consumer, 128);
       if (storer) {
         const int group_box = Cfg::kPack ? w.group : 1;
-        const int q_head = Cfg::kPack ? w.kv_head : w.head;
+        const int q_head = Cfg::kPack ? w.kv_head : w.head, q_heads = Cfg::kPack ? p.hkv : p.hq;
 #pragma unroll
         for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
-          sm90::tma_store_5d(&args.o, tile + c * kBlockM * 128 + consumer * 64 * 128, c * 64, 0,
-                             (w.m0 + consumer * 64) / group_box, q_head, w.batch);
+          if (args.o_merged) {
+            sm90::tma_store_4d(&args.o, tile + c * kBlockM * 128 + consumer * 64 * 128, c * 64, 0,
+                               (w.m0 + consumer * 64) / group_box, w.batch * q_heads + q_head);
+          } else {
+            sm90::tma_store_5d(&args.o, tile + c * kBlockM * 128 + consumer * 64 * 128, c * 64, 0,
+                               (w.m0 + consumer * 64) / group_box, q_head, w.batch);
+          }
         }
         sm90::bulk_commit_group();
       }

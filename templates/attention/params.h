@@ -43,9 +43,14 @@ struct alignas(64) TensorMapBytes {
 // Kernel arguments of mma=wgmma (mainloop_wgmma.cuh): the TMA descriptors of Q, K, V (and O) over the tensors
 // `params` points at, then the common arguments. attention_family.cpp's kernel_arguments() builds both.
 struct TmaAttentionParams {
-  TensorMapBytes q;  // 4-D {d, group or 1, sq, b * (hkv or hq)}: packed GQA reads a group's heads in one box
-  TensorMapBytes k;  // 3-D {d, skv, b * hkv}
+  TensorMapBytes q;  // 5-D {d, group or 1, sq, hkv or hq, b}: packed GQA reads a group's heads in one box
+  TensorMapBytes k;  // 4-D {d, skv, hkv, b}
   TensorMapBytes v;
   TensorMapBytes o;  // o_store=tma: as q over O, a box of one consumer warpgroup's 64 rows; else unused
   AttentionParams params;
+  // 1 where a tensor's batch and head merge into one dimension (batch stride = heads x head stride: dense
+  // BHSD), so that its descriptor has one rank less: Q and O 4-D {d, group, sq, b x heads}, K and V 3-D
+  // {d, skv, b x hkv}, addressed with one coordinate less; the rank the dense layout had before strided
+  // layouts, kept for it. K and V share theirs.
+  int q_merged, kv_merged, o_merged;
 };

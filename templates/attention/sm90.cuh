@@ -56,6 +56,14 @@ __device__ __forceinline__ void tma_load_4d(void* smem, const TensorMapBytes* ma
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(shared_address(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
       : "memory");
 }
+__device__ __forceinline__ void tma_load_3d(void* smem, const TensorMapBytes* map, unsigned long long* bar, int c0,
+                                            int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], "
+      "[%2];" ::"r"(shared_address(smem)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(shared_address(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
 __device__ __forceinline__ void tma_load_5d(void* smem, const TensorMapBytes* map, unsigned long long* bar, int c0,
                                             int c1, int c2, int c3, int c4) {
   asm volatile(
@@ -70,6 +78,13 @@ __device__ __forceinline__ void tma_load_5d(void* smem, const TensorMapBytes* ma
 // async-group; commit_group closes the group, wait_group_read<N> returns once at most N of the thread's
 // committed groups still read shared memory (the buffer may then be written again), wait_group<N> once
 // their writes are done too.
+__device__ __forceinline__ void tma_store_4d(const TensorMapBytes* map, const void* smem, int c0, int c1, int c2,
+                                             int c3) {
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];" ::"l"(
+                   reinterpret_cast<unsigned long long>(map)),
+               "r"(shared_address(smem)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+               : "memory");
+}
 __device__ __forceinline__ void tma_store_5d(const TensorMapBytes* map, const void* smem, int c0, int c1, int c2,
                                              int c3, int c4) {
   asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];" ::"l"(
