@@ -81,7 +81,7 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
       make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p);
   const T* k = head_ptr<T>(p.k, p.k_strides, w.batch, w.kv_head);
   const T* v = head_ptr<T>(p.v, p.v_strides, w.batch, w.kv_head);
-  const long long k_row = p.k_strides.seq, v_row = p.v_strides.seq;
+  const int k_row = static_cast<int>(p.k_strides.seq), v_row = static_cast<int>(p.v_strides.seq);  // < 2^23
   // This CTA's chunk of K/V blocks, [w.begin, w.end); the ring and the commit groups count from its start.
   const int n_blocks = w.end - w.begin;
 
@@ -89,14 +89,14 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
     const int n0 = block * Cfg::kBlockN;
     if (n0 + Cfg::kBlockN <= p.skv) {
       load_tile<T, D, Cfg::kBlockN, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads, true>(
-          k_smem + stage * kTileKV, k + n0 * k_row, k_row, p.skv - n0);
+          k_smem + stage * kTileKV, k + static_cast<long long>(n0) * k_row, k_row, p.skv - n0);
       load_tile<T, D, Cfg::kBlockN, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads, true>(
-          v_smem + stage * kTileKV, v + n0 * v_row, v_row, p.skv - n0);
+          v_smem + stage * kTileKV, v + static_cast<long long>(n0) * v_row, v_row, p.skv - n0);
     } else {
       load_tile<T, D, Cfg::kBlockN, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads>(
-          k_smem + stage * kTileKV, k + n0 * k_row, k_row, p.skv - n0);
+          k_smem + stage * kTileKV, k + static_cast<long long>(n0) * k_row, k_row, p.skv - n0);
       load_tile<T, D, Cfg::kBlockN, Cfg::kLayout, Cfg::kVecBytes, Cfg::kThreads>(
-          v_smem + stage * kTileKV, v + n0 * v_row, v_row, p.skv - n0);
+          v_smem + stage * kTileKV, v + static_cast<long long>(n0) * v_row, v_row, p.skv - n0);
     }
   };
 

@@ -830,6 +830,8 @@ std::optional<std::string> layout_problem(const char* what, const void* base, co
                          stride);
     }
   }
+  if (s.seq >= kAttentionMaxPositionStride)
+    return fmt::format("{}'s position stride {} is not below 2^23 elements", what, s.seq);
   return std::nullopt;
 }
 

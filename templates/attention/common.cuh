@@ -109,19 +109,14 @@ __device__ __forceinline__ void copy_tile_rows(T* smem, const RowSource& row_sou
   }
 }
 
-// A [*, D] global tile of rows `row_stride` elements apart: row r at gmem + r * row_stride. Dense rows
-// (row_stride == D: a BHSD tensor, a KV cache) take a path of their own, one uniform branch per tile: there the
-// copies' offsets are constants folded into the addresses, where a stride known only at run time costs a
-// 64-bit multiply-add per copy (9% on the LLaMA decode kernel, whose CTAs walk only a few blocks).
+// A [*, D] global tile of rows `row_stride` elements apart: row r at gmem + r * row_stride. 32-bit offsets
+// within the tile (the host keeps position strides below kAttentionMaxPositionStride, so that 256 rows fit): a
+// 64-bit multiply per copy cost the LLaMA decode kernel 9%, and registers the mainloop needs.
 template <typename T, int D, int kRows, int kLayout, int kVecBytes, int kThreads, bool kAllRowsValid = false>
-__device__ __forceinline__ void load_tile(T* smem, const T* gmem, long long row_stride, int valid_rows) {
-  if (row_stride == D) {
-    copy_tile_rows<T, D, kRows, kLayout, kVecBytes, kThreads, kAllRowsValid>(
-        smem, [gmem](int row) { return gmem + row * D; }, valid_rows);
-  } else {
-    copy_tile_rows<T, D, kRows, kLayout, kVecBytes, kThreads, kAllRowsValid>(
-        smem, [gmem, row_stride](int row) { return gmem + row * row_stride; }, valid_rows);
-  }
+__device__ __forceinline__ void load_tile(T* smem, const T* gmem, int row_stride, int valid_rows) {
+  static_assert(kRows * kAttentionMaxPositionStride <= (1LL << 31), "a tile's row offsets fit in 32 bits");
+  copy_tile_rows<T, D, kRows, kLayout, kVecBytes, kThreads, kAllRowsValid>(
+      smem, [gmem, row_stride](int row) { return gmem + row * row_stride; }, valid_rows);
 }
 
 // Element offset of row (batch, head, position) of a tensor laid out at `s`.

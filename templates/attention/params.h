@@ -11,6 +11,8 @@
 struct TensorStrides {
   long long batch, head, seq;
 };
+// Position strides stay below this: the kernels address a tile's rows (up to 256) with 32-bit offsets.
+inline constexpr long long kAttentionMaxPositionStride = 1LL << 23;
 
 struct AttentionParams {
   const void* q;  // [b, hq, sq, d]   fp16 or bf16, rows at q_strides
