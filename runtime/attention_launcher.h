@@ -20,8 +20,8 @@
 
 namespace evotune {
 
-// One attention forward call. Layout BHSD, contiguous: Q and O are [b, hq, sq, d], K and V are
-// [b, hkv, skv, d], all fp16 or all bf16. Causal is aligned bottom-right (query i sees keys
+// One attention forward call: Q and O are [b, hq, sq, d], K and V are [b, hkv, skv, d] (dense BHSD unless
+// launch() is given an AttentionLayout), all fp16 or all bf16. Causal is aligned bottom-right (query i sees keys
 // 0 .. i + skv - sq). hq must be a multiple of hkv (GQA/MQA), sq <= skv.
 struct AttentionShape {
   int b = 1, hq = 1, hkv = 1, sq = 1, skv = 1, d = 128;

@@ -33,8 +33,8 @@ enum {
   EVOTUNE_FAILED = 4            /* a compile, module load or launch failed */
 };
 
-/* One attention forward problem. Layout BHSD, contiguous: Q and O [b, hq, sq, d], K and V [b, hkv, skv, d],
- * all fp16 or all bf16. hq a multiple of hkv, sq <= skv; causal is aligned bottom-right (query i sees keys
+/* One attention forward problem: Q and O [b, hq, sq, d], K and V [b, hkv, skv, d] (dense BHSD, or as an
+ * evotune_attention_layout gives them), all fp16 or all bf16. hq a multiple of hkv, sq <= skv; causal is aligned bottom-right (query i sees keys
  * 0 .. i + skv - sq), so a single query (sq = 1) with causal set is the same problem as without. */
 typedef struct evotune_attention_shape {
   int b, hq, hkv, sq, skv, d;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <fstream>
 #include <future>
 #include <map>
@@ -753,4 +754,47 @@ TEST(AttentionWgmma, GeneratedInstructionsAreUpToDate) {
   const std::string script = (evotune::testing::source_dir() / "scripts/gen_wgmma.py").string();
   const std::string header = (evotune::testing::source_dir() / "templates/attention/wgmma_ops.cuh").string();
   EXPECT_EQ(std::system(("python3 " + script + " --check --out " + header).c_str()), 0);
+}
+
+// The layout rules every launch checks (the launcher for all kernels, KernelArguments before encoding TMA
+// descriptors): rows of d contiguous elements, strides multiples of 8 elements, the position stride below
+// 2^23, 16-byte aligned pointers; strides of extents of 1 replaced by the dense ones before the check.
+TEST(AttentionLayout, TheRulesTheKernelsNeedAreCheckedWithTheReason) {
+  const TensorStrides dense = dense_strides(32, 2048, 128);
+  EXPECT_EQ(dense.batch, 32LL * 2048 * 128);
+  EXPECT_EQ(dense.head, 2048 * 128);
+  EXPECT_EQ(dense.seq, 128);
+  const void* aligned = reinterpret_cast<const void*>(std::uintptr_t{0x10000});
+  const TensorStrides bshd{2048LL * 32 * 128, 128, 32 * 128};  // a BSHD tensor viewed as BHSD
+  EXPECT_EQ(layout_problem("Q", aligned, dense), std::nullopt);
+  EXPECT_EQ(layout_problem("Q", aligned, bshd), std::nullopt);
+  const std::optional<std::string> misaligned =
+      layout_problem("Q", reinterpret_cast<const void*>(std::uintptr_t{0x10008}), dense);
+  ASSERT_NE(misaligned, std::nullopt);
+  EXPECT_NE(misaligned->find("16-byte aligned"), std::string::npos) << *misaligned;
+  const std::optional<std::string> odd = layout_problem("K", aligned, TensorStrides{8192, 4096, 68});
+  ASSERT_NE(odd, std::nullopt);
+  EXPECT_NE(odd->find("K's sequence stride 68"), std::string::npos) << *odd;
+  EXPECT_NE(layout_problem("V", aligned, TensorStrides{-8, 64, 64}), std::nullopt);
+  EXPECT_EQ(layout_problem("V", aligned, TensorStrides{0, 0, (1LL << 23) - 8}), std::nullopt);
+  const std::optional<std::string> far = layout_problem("V", aligned, TensorStrides{0, 0, 1LL << 23});
+  ASSERT_NE(far, std::nullopt);
+  EXPECT_NE(far->find("2^23"), std::string::npos) << *far;
+  // A decode step's Q, [b, h, 1, d] viewed from [b, 1, h, d]: its position stride is never used, and any
+  // value there (a view's 1, say) must not fail the checks.
+  const TensorStrides decode = normalised_strides(TensorStrides{32 * 128, 128, 1}, 2, 32, 1, 128);
+  EXPECT_EQ(decode.seq, 128);
+  EXPECT_EQ(decode.head, 128);
+  EXPECT_EQ(layout_problem("Q", aligned, decode), std::nullopt);
+  const TensorStrides one_batch = normalised_strides(TensorStrides{3, 128, 4096}, 1, 32, 2048, 128);
+  EXPECT_EQ(one_batch.batch, dense.batch);
+  EXPECT_EQ(one_batch.head, 128);
+  // The harness's own buffers are dense BHSD.
+  AttentionParams params{};
+  params.b = 2, params.hq = 32, params.hkv = 8, params.sq = 100, params.skv = 300;
+  set_dense_strides(params, 64);
+  EXPECT_EQ(params.q_strides.batch, 32LL * 100 * 64);
+  EXPECT_EQ(params.o_strides.head, 100 * 64);
+  EXPECT_EQ(params.k_strides.batch, 8LL * 300 * 64);
+  EXPECT_EQ(params.v_strides.seq, 64);
 }

@@ -144,6 +144,44 @@ class Registration(unittest.TestCase):
         self.assertEqual((tuple(lse.shape), lse.dtype), ((2, 32, 7), torch.float32))
 
 
+class Layouts(unittest.TestCase):
+    """Which tensors the op hands to the kernels where they are (CPU tensors stand in: only strides, extents and
+    the pointer's alignment matter), and that the fake output keeps Q's memory order as the real one does."""
+
+    def test_bshd_views_and_cache_slices_are_read_in_place(self):
+        q = torch.empty(2, 2048, 32, 128, dtype=torch.bfloat16).transpose(1, 2)  # a model's projection
+        self.assertFalse(q.is_contiguous())
+        self.assertTrue(evotune_torch._in_place(q))
+        self.assertTrue(evotune_torch._in_place(torch.empty(2, 32, 2048, 128, dtype=torch.float16)))
+        cache = torch.empty(2, 8, 4096, 128, dtype=torch.bfloat16)
+        self.assertTrue(evotune_torch._in_place(cache[:, :, :2049]))
+        decode_q = torch.empty(2, 1, 32, 128, dtype=torch.bfloat16).transpose(1, 2)
+        self.assertTrue(evotune_torch._in_place(decode_q))
+
+    def test_layouts_the_kernels_cannot_take_are_copied(self):
+        q = torch.empty(2, 32, 64, 128, dtype=torch.float16)
+        self.assertFalse(evotune_torch._in_place(q.transpose(2, 3).contiguous().transpose(2, 3)))  # columns strided
+        self.assertFalse(evotune_torch._in_place(torch.empty(2, 32, 64, 132, dtype=torch.float16)[..., :128]))
+        flat = torch.arange(2 * 32 * 64 * 128 + 4, dtype=torch.float32).to(torch.float16)
+        misaligned = flat[4:].view(2, 32, 64, 128)  # 8 bytes past a 16-byte boundary
+        self.assertTrue(misaligned.is_contiguous())
+        self.assertFalse(evotune_torch._in_place(misaligned))
+        copy = evotune_torch._dense(misaligned)
+        self.assertTrue(copy.is_contiguous() and copy.data_ptr() % 16 == 0 and torch.equal(copy, misaligned))
+        # A position stride of 2^23 elements or more: beyond the kernels' 32-bit row offsets.
+        huge = torch.empty((1 << 23) + 128, dtype=torch.float16).as_strided((1, 1, 2, 128), (0, 0, 1 << 23, 1))
+        self.assertFalse(evotune_torch._in_place(huge))
+
+    def test_the_fake_output_keeps_the_memory_order_of_q(self):
+        from torch._subclasses.fake_tensor import FakeTensorMode
+
+        with FakeTensorMode():
+            q = torch.empty(2, 2048, 32, 128, dtype=torch.bfloat16, device="cuda").transpose(1, 2)
+            kv = torch.empty(2, 8, 2048, 128, dtype=torch.bfloat16, device="cuda")
+            out = torch.ops.evotune.attention(q, kv, kv, True, 0.0, False)
+        self.assertEqual(out.stride(), q.stride())
+
+
 class WithoutTheLibrary(unittest.TestCase):
     def test_a_missing_library_is_a_clear_error(self):
         import subprocess
