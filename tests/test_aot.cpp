@@ -111,6 +111,19 @@ TEST(Launcher, APrecompiledKernelNeedsOnlyTheDriver) {
   EXPECT_FALSE(evotune::runtime::nvrtc_loaded()) << "loading a CUBIN must not open NVRTC";
 }
 
+// The table the build embeds was exported from this build's kernel sources: otherwise every launcher refuses its
+// CUBINs on the GPU ("other kernel sources"), and the C ABI and the PyTorch op run nothing without JIT. The
+// digest covers the embedded attention/ headers byte for byte, comments too: any edit there means exporting
+// the table again (evotune export, then re-verifying it on the GPU). Caught here, on the CPU, in CI.
+TEST(Aot, TheEmbeddedTableWasExportedFromTheseKernelSources) {
+  for (const evotune_tuned::TunedAttention& entry : evotune_tuned::kEntries) {
+    if (entry.cubin_size == 0) continue;  // exported without CUBINs: nothing to match
+    EXPECT_EQ(std::string(entry.sources), evotune::attention::kernel_sources_digest())
+        << EVOTUNE_TUNED_HEADER_PATH << " entry for " << entry.config
+        << " was exported from other kernel sources: export the table again";
+  }
+}
+
 // On a GPU of the table's architecture: its first entry loads from the CUBIN; the same entry claiming other
 // kernel sources (a header exported by another evotune) is refused, or compiled afresh with jit_fallback.
 TEST(GpuAot, TheLauncherRunsOnlyCubinsOfItsOwnKernelSources) {
