@@ -359,9 +359,9 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
     sq <= skv (a KV cache: the queries are the last sq positions). causal masks bottom-right aligned (query i
     sees keys 0 .. i + skv - sq), as a KV cache needs. scale defaults to 1/sqrt(d). Strided inputs whose rows
     (head_dim elements) are contiguous and 16-byte aligned, such as the BSHD views a model's projections give,
-    are read in place; others are copied dense first. The output has q's memory order. jit: allow an NVRTC compile of evotune's
-    default for a shape the table does not cover (default: $EVOTUNE_JIT == "1"). return_lse: also return the
-    fp32 log-sum-exp [b, hq, sq] of the scaled scores.
+    are read in place; others are copied dense first. The output has q's memory order. jit: allow an NVRTC
+    compile of evotune's default for a shape the table does not cover (default: $EVOTUNE_JIT == "1").
+    return_lse: also return the fp32 log-sum-exp [b, hq, sq] of the scaled scores.
 
     Raises TypeError (dtype), ValueError (layout, shapes, device), NotCoveredError (no table kernel, JIT off),
     EvotuneError (no library or device, a failed load or launch).
