@@ -77,7 +77,8 @@ def main():
         step[0] += 1
         return evotune_torch.attention(q, kk, vv)
 
-    print(f"{'evotune_torch.attention, new skv every 4':45s} {per_call_us(decode_pattern, args.calls):7.2f} us/call (host)")
+    us = per_call_us(decode_pattern, args.calls)
+    print(f"{'evotune_torch.attention, new skv every 4':45s} {us:7.2f} us/call (host)")
 
 
 if __name__ == "__main__":
