@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU time of one attention call at the LLaMA prefill shape (b2 hq32 hkv8 s2048 d128 causal bf16) on the
+"""GPU time of one attention call at a LLaMA prefill shape (default b2 hq32 hkv8 s2048 d128 causal bf16) on the
 layouts a model hands over: Q, K, V as BHSD views of BSHD memory (what the projections and RoPE give) against
 dense BHSD copies, for evotune_torch (read and written in place) and SDPA's cuDNN and flash backends, and the
 copies a dense-only kernel needed before (Q's .contiguous() and the output's transpose back).
@@ -41,10 +41,12 @@ def median_us(fn, reps, flush):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--reps", type=int, default=50)
+    p.add_argument("--batch", type=int, default=2)
+    p.add_argument("--seq", type=int, default=2048, help="prompt tokens (queries = keys)")
     args = p.parse_args()
     if not torch.cuda.is_available():
         sys.exit("layout_timing.py: no CUDA device")
-    b, hq, hkv, s, d = 2, 32, 8, 2048, 128
+    b, hq, hkv, s, d = args.batch, 32, 8, args.seq, 128
     g = torch.Generator(device="cuda").manual_seed(0)
     bshd = [torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16, generator=g).transpose(1, 2)
             for h in (hq, hkv, hkv)]
