@@ -30,7 +30,7 @@ struct AttentionShape {
 };
 
 // Where one tensor's rows are, in elements: row (batch, head, position) starts at batch * this->batch +
-// head * this->head + position * seq, and its d elements are contiguous. Every stride a non-negative
+// head * this->head + position * seq, and its d elements are contiguous. Every stride a positive
 // multiple of 8 elements (16 bytes), the position stride below 2^23, every pointer 16-byte aligned; the stride
 // of an extent of 1 is never used. Dense BHSD [b, h, s, d] is {h * s * d, s * d, d}; the BSHD view a model's projection gives,
 // transposed to [b, h, s, d], is {s * h * d, d, h * d}.

@@ -54,7 +54,7 @@ EVOTUNE_CAPI int evotune_attention_forward(const evotune_attention_shape* shape,
 
 /* Where the rows of Q, K, V and O are, in elements, each as {batch, head, position} strides: row (batch,
  * head, position) of a tensor starts at batch * s[0] + head * s[1] + position * s[2], and its d elements are
- * contiguous. Every stride a non-negative multiple of 8 elements (16 bytes), the position stride below 2^23,
+ * contiguous. Every stride a positive multiple of 8 elements (16 bytes), the position stride below 2^23,
  * every pointer 16-byte aligned (else EVOTUNE_INVALID_ARGUMENT); the stride of an extent of 1 is never used. Dense BHSD is {h*s*d, s*d, d};
  * the BSHD memory a model's projection gives, viewed as [b, h, s, d], is {s*h*d, d, h*d}. */
 typedef struct evotune_attention_layout {

@@ -776,8 +776,9 @@ TEST(AttentionLayout, TheRulesTheKernelsNeedAreCheckedWithTheReason) {
   ASSERT_NE(odd, std::nullopt);
   EXPECT_NE(odd->find("K's sequence stride 68"), std::string::npos) << *odd;
   EXPECT_NE(layout_problem("V", aligned, TensorStrides{-8, 64, 64}), std::nullopt);
-  EXPECT_EQ(layout_problem("V", aligned, TensorStrides{0, 0, (1LL << 23) - 8}), std::nullopt);
-  const std::optional<std::string> far = layout_problem("V", aligned, TensorStrides{0, 0, 1LL << 23});
+  EXPECT_NE(layout_problem("V", aligned, TensorStrides{8192, 0, 64}), std::nullopt);  // a broadcast head
+  EXPECT_EQ(layout_problem("V", aligned, TensorStrides{1LL << 40, 1LL << 30, (1LL << 23) - 8}), std::nullopt);
+  const std::optional<std::string> far = layout_problem("V", aligned, TensorStrides{1LL << 40, 1LL << 30, 1LL << 23});
   ASSERT_NE(far, std::nullopt);
   EXPECT_NE(far->find("2^23"), std::string::npos) << *far;
   // A decode step's Q, [b, h, 1, d] viewed from [b, 1, h, d]: its position stride is never used, and any

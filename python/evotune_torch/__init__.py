@@ -250,12 +250,13 @@ def _explain(q, k, v) -> None:
 
 def _in_place(t: torch.Tensor) -> bool:
     """Whether the kernels can read (or write) t where it is: rows of head_dim contiguous elements, the other
-    strides multiples of 8 elements (16 bytes) wherever the extent is above 1, the position stride below 2^23
+    strides positive multiples of 8 elements (16 bytes) wherever the extent is above 1 (an expand()ed
+    dimension is copied), the position stride below 2^23
     elements, a 16-byte aligned pointer. A BSHD tensor viewed as BHSD (what a model's projection and RoPE give)
     qualifies."""
     s, n = t.stride(), t.shape
-    return (s[3] == 1 and t.data_ptr() % 16 == 0 and (n[0] == 1 or s[0] % 8 == 0) and (n[1] == 1 or s[1] % 8 == 0)
-            and (n[2] == 1 or (s[2] % 8 == 0 and s[2] < 1 << 23)))
+    return (s[3] == 1 and t.data_ptr() % 16 == 0 and (n[0] == 1 or (s[0] > 0 and s[0] % 8 == 0))
+            and (n[1] == 1 or (s[1] > 0 and s[1] % 8 == 0)) and (n[2] == 1 or (0 < s[2] < 1 << 23 and s[2] % 8 == 0)))
 
 
 _local = threading.local()

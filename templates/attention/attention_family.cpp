@@ -825,8 +825,10 @@ std::optional<std::string> layout_problem(const char* what, const void* base, co
   if (reinterpret_cast<std::uintptr_t>(base) % 16 != 0)
     return fmt::format("{}'s pointer {} is not 16-byte aligned", what, base);
   for (const auto& [name, stride] : {std::pair{"batch", s.batch}, {"head", s.head}, {"sequence", s.seq}}) {
-    if (stride < 0 || stride % 8 != 0) {
-      return fmt::format("{}'s {} stride {} is not a non-negative multiple of 8 elements (16 bytes)", what, name,
+    // Zero too: a broadcast (expand()) dimension. The cp.async kernels would read it right, but TMA descriptors
+    // are not defined over it; one rule for every kernel.
+    if (stride <= 0 || stride % 8 != 0) {
+      return fmt::format("{}'s {} stride {} is not a positive multiple of 8 elements (16 bytes)", what, name,
                          stride);
     }
   }

@@ -124,7 +124,7 @@ TensorStrides dense_strides(int heads, int seq, int head_dim);
 // Sets Q, K, V and O of `params` dense BHSD (from its sizes): what the harness's own buffers are.
 void set_dense_strides(AttentionParams& params, int head_dim);
 // Why the kernels cannot take a tensor of `what` ("Q", ...) at `base` laid out at `strides` (a pointer not
-// 16-byte aligned, a stride that is not a multiple of 8 elements or is negative, a position stride of 2^23
+// 16-byte aligned, a stride that is not a positive multiple of 8 elements, a position stride of 2^23
 // elements or more), or nullopt when they can.
 // Strides of extents of 1 are never read: pass any value, or normalise them first (normalised_strides).
 std::optional<std::string> layout_problem(const char* what, const void* base, const TensorStrides& strides);

@@ -168,6 +168,8 @@ class Layouts(unittest.TestCase):
         self.assertFalse(evotune_torch._in_place(misaligned))
         copy = evotune_torch._dense(misaligned)
         self.assertTrue(copy.is_contiguous() and copy.data_ptr() % 16 == 0 and torch.equal(copy, misaligned))
+        # A broadcast (expand()ed) head dimension: stride 0, copied.
+        self.assertFalse(evotune_torch._in_place(torch.empty(2, 1, 64, 128, dtype=torch.float16).expand(2, 8, 64, 128)))
         # A position stride of 2^23 elements or more: beyond the kernels' 32-bit row offsets.
         huge = torch.empty((1 << 23) + 128, dtype=torch.float16).as_strided((1, 1, 2, 128), (0, 0, 1 << 23, 1))
         self.assertFalse(evotune_torch._in_place(huge))
