@@ -6,7 +6,6 @@
 #include <optional>
 #include <span>
 #include <stdexcept>
-#include <tuple>
 #include <utility>
 
 #include "runtime/cubin_cache.h"
@@ -230,13 +229,7 @@ void AttentionLauncher::launch(const AttentionShape& call_shape, CUdeviceptr q, 
     params.o_strides = strides(layout->o, shape.hq, shape.sq);
   }
   // Every kernel reads rows with 16-byte copies where it can (cp.async, TMA): the same rule for all.
-  for (const auto& [what, base, strides] :
-       {std::tuple{"Q", q, params.q_strides}, {"K", k, params.k_strides}, {"V", v, params.v_strides},
-        {"O", o, params.o_strides}}) {
-    if (const std::optional<std::string> why =
-            attention::layout_problem(what, reinterpret_cast<const void*>(base), strides))
-      throw std::invalid_argument("attention: " + *why);
-  }
+  attention::check_layouts(params);
   params.softmax_scale = softmax_scale != 0.0f   ? softmax_scale
                          : m.softmax_scale != 0.0f ? m.softmax_scale
                                                    : problem.softmax_scale();

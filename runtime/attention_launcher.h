@@ -21,8 +21,8 @@
 namespace evotune {
 
 // One attention forward call: Q and O are [b, hq, sq, d], K and V are [b, hkv, skv, d] (dense BHSD unless
-// launch() is given an AttentionLayout), all fp16 or all bf16. Causal is aligned bottom-right (query i sees keys
-// 0 .. i + skv - sq). hq must be a multiple of hkv (GQA/MQA), sq <= skv.
+// launch() is given an AttentionLayout), all fp16 or all bf16. Causal is aligned bottom-right (query i sees
+// keys 0 .. i + skv - sq). hq must be a multiple of hkv (GQA/MQA), sq <= skv.
 struct AttentionShape {
   int b = 1, hq = 1, hkv = 1, sq = 1, skv = 1, d = 128;
   bool causal = false;
@@ -30,10 +30,10 @@ struct AttentionShape {
 };
 
 // Where one tensor's rows are, in elements: row (batch, head, position) starts at batch * this->batch +
-// head * this->head + position * seq, and its d elements are contiguous. Every stride a positive
-// multiple of 8 elements (16 bytes), the position stride below 2^23, every pointer 16-byte aligned; the stride
-// of an extent of 1 is never used. Dense BHSD [b, h, s, d] is {h * s * d, s * d, d}; the BSHD view a model's projection gives,
-// transposed to [b, h, s, d], is {s * h * d, d, h * d}.
+// head * this->head + position * seq, and its d elements are contiguous. Every stride a positive multiple
+// of 8 elements (16 bytes), the position stride below 2^23, every pointer 16-byte aligned; the stride of an
+// extent of 1 is never used. Dense BHSD [b, h, s, d] is {h * s * d, s * d, d}; the BSHD view a model's
+// projection gives, transposed to [b, h, s, d], is {s * h * d, d, h * d}.
 struct AttentionStrides {
   long long batch = 0, head = 0, seq = 0;
 };

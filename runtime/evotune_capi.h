@@ -34,8 +34,9 @@ enum {
 };
 
 /* One attention forward problem: Q and O [b, hq, sq, d], K and V [b, hkv, skv, d] (dense BHSD, or as an
- * evotune_attention_layout gives them), all fp16 or all bf16. hq a multiple of hkv, sq <= skv; causal is aligned bottom-right (query i sees keys
- * 0 .. i + skv - sq), so a single query (sq = 1) with causal set is the same problem as without. */
+ * evotune_attention_layout gives them), all fp16 or all bf16. hq a multiple of hkv, sq <= skv; causal is
+ * aligned bottom-right (query i sees keys 0 .. i + skv - sq), so a single query (sq = 1) with causal set is
+ * the same problem as without. */
 typedef struct evotune_attention_shape {
   int b, hq, hkv, sq, skv, d;
   int causal;
@@ -55,8 +56,9 @@ EVOTUNE_CAPI int evotune_attention_forward(const evotune_attention_shape* shape,
 /* Where the rows of Q, K, V and O are, in elements, each as {batch, head, position} strides: row (batch,
  * head, position) of a tensor starts at batch * s[0] + head * s[1] + position * s[2], and its d elements are
  * contiguous. Every stride a positive multiple of 8 elements (16 bytes), the position stride below 2^23,
- * every pointer 16-byte aligned (else EVOTUNE_INVALID_ARGUMENT); the stride of an extent of 1 is never used. Dense BHSD is {h*s*d, s*d, d};
- * the BSHD memory a model's projection gives, viewed as [b, h, s, d], is {s*h*d, d, h*d}. */
+ * every pointer 16-byte aligned (else EVOTUNE_INVALID_ARGUMENT); the stride of an extent of 1 is never used.
+ * Dense BHSD is {h*s*d, s*d, d}; the BSHD memory a model's projection gives, viewed as [b, h, s, d], is
+ * {s*h*d, d, h*d}. */
 typedef struct evotune_attention_layout {
   int64_t q[3], k[3], v[3], o[3];
 } evotune_attention_layout;

@@ -442,9 +442,7 @@ TEST(GpuAttention, StridedLayoutsGiveTheBitsOfDenseOnes) {
     ws.poison_outputs(f.stream);
     launcher.launch(shape, ws.q().get(), ws.k().get(), ws.v().get(), ws.o().get(), f.stream.get());
     f.stream.synchronize();
-    const std::size_t q_elements = static_cast<std::size_t>(p.b) * p.hq * p.sq * p.d;
-    const std::size_t kv_elements = static_cast<std::size_t>(p.b) * p.hkv * p.skv * p.d;
-    const std::vector<std::uint16_t> dense_o = ws.o().download_as<std::uint16_t>(q_elements);
+    const std::vector<std::uint16_t> dense_o = ws.o().download_as<std::uint16_t>(static_cast<std::size_t>(p.q_elements()));
     // [b, h, s, d] -> [b, s, h, d] (row_elements per (b, s) row: h * d, or more).
     // Elements between rows (row_elements > heads * d) hold 0xFFFF: what the poisoned O keeps there.
     auto to_bshd = [&](const std::vector<std::uint16_t>& x, int heads, int seq, std::size_t row_elements) {
@@ -457,15 +455,19 @@ TEST(GpuAttention, StridedLayoutsGiveTheBitsOfDenseOnes) {
                   x[((static_cast<std::size_t>(b) * heads + h) * seq + s) * p.d + d];
       return y;
     };
-    auto upload = [](const std::vector<std::uint16_t>& x, const char* label) {
+    // A BSHD copy of one of the workspace's dense inputs, on the device.
+    auto bshd_copy = [&](const runtime::DeviceBuffer& dense, long long elements, int heads, int seq, const char* label) {
+      const std::vector<std::uint16_t> x =
+          to_bshd(dense.download_as<std::uint16_t>(static_cast<std::size_t>(elements)), heads, seq,
+                  static_cast<std::size_t>(heads) * p.d);
       runtime::DeviceBuffer buffer(x.size() * 2, label);
       buffer.upload(std::span<const std::uint16_t>(x));
       return buffer;
     };
     const std::size_t o_row = static_cast<std::size_t>(p.hq) * p.d + 8;
-    const runtime::DeviceBuffer q = upload(to_bshd(ws.q().download_as<std::uint16_t>(q_elements), p.hq, p.sq, p.hq * p.d), "Q");
-    const runtime::DeviceBuffer k = upload(to_bshd(ws.k().download_as<std::uint16_t>(kv_elements), p.hkv, p.skv, p.hkv * p.d), "K");
-    const runtime::DeviceBuffer v = upload(to_bshd(ws.v().download_as<std::uint16_t>(kv_elements), p.hkv, p.skv, p.hkv * p.d), "V");
+    const runtime::DeviceBuffer q = bshd_copy(ws.q(), p.q_elements(), p.hq, p.sq, "Q");
+    const runtime::DeviceBuffer k = bshd_copy(ws.k(), p.kv_elements(), p.hkv, p.skv, "K");
+    const runtime::DeviceBuffer v = bshd_copy(ws.v(), p.kv_elements(), p.hkv, p.skv, "V");
     runtime::DeviceBuffer o(static_cast<std::size_t>(p.b) * p.sq * o_row * 2, "O");
     o.fill_bytes(0xFF, f.stream);
     // BSHD with rows `row` elements apart: batch stride seq * row, head stride d, position stride row.

@@ -837,6 +837,15 @@ std::optional<std::string> layout_problem(const char* what, const void* base, co
   return std::nullopt;
 }
 
+void check_layouts(const AttentionParams& params) {
+  for (const auto& [what, base, strides] :
+       {std::tuple{"Q", params.q, params.q_strides}, {"K", params.k, params.k_strides},
+        {"V", params.v, params.v_strides}, {"O", static_cast<const void*>(params.o), params.o_strides}}) {
+    if (const std::optional<std::string> why = layout_problem(what, base, strides))
+      throw std::invalid_argument("attention: " + *why);
+  }
+}
+
 TensorStrides normalised_strides(TensorStrides s, int batch, int heads, int seq, int head_dim) {
   const TensorStrides dense = dense_strides(heads, seq, head_dim);
   if (batch == 1) s.batch = dense.batch;
@@ -915,12 +924,7 @@ void KernelArguments::bind(const AttentionParams& params) {
     throw std::invalid_argument(fmt::format("KernelArguments for {} given the sizes of another problem", p.to_string()));
   }
   encoded_ = false;
-  for (const auto& [what, base, strides] :
-       {std::tuple{"Q", params.q, params.q_strides}, {"K", params.k, params.k_strides},
-        {"V", params.v, params.v_strides}, {"O", static_cast<const void*>(params.o), params.o_strides}}) {
-    if (const std::optional<std::string> why = layout_problem(what, base, strides))
-      throw std::invalid_argument(fmt::format("attention {}: {}", p.to_string(), *why));
-  }
+  check_layouts(params);
   auto bytes = [](long long stride) { return static_cast<cuuint64_t>(stride) * 2; };
   const cuuint64_t d = static_cast<cuuint64_t>(p.d), batch = static_cast<cuuint64_t>(p.b);
   const cuuint64_t sq = static_cast<cuuint64_t>(p.sq), skv = static_cast<cuuint64_t>(p.skv);
@@ -938,8 +942,8 @@ void KernelArguments::bind(const AttentionParams& params) {
   auto encode_q = [&](TensorMapBytes& map, const void* base, const TensorStrides& s, cuuint32_t rows, bool merged,
                       const char* what) {
     if (merged) {
-      encode_tensor_map(map, p, base, {d, group, sq, batch * q_heads}, {bytes(s.head), bytes(s.seq), bytes(s.head) * group},
-                        {64, g, rows / g, 1}, what);
+      encode_tensor_map(map, p, base, {d, group, sq, batch * q_heads},
+                        {bytes(s.head), bytes(s.seq), bytes(s.head) * group}, {64, g, rows / g, 1}, what);
     } else {
       encode_tensor_map(map, p, base, {d, group, sq, q_heads, batch},
                         {bytes(s.head), bytes(s.seq), bytes(s.head) * group, bytes(s.batch)}, {64, g, rows / g, 1, 1},

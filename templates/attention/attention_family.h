@@ -128,6 +128,9 @@ void set_dense_strides(AttentionParams& params, int head_dim);
 // elements or more), or nullopt when they can.
 // Strides of extents of 1 are never read: pass any value, or normalise them first (normalised_strides).
 std::optional<std::string> layout_problem(const char* what, const void* base, const TensorStrides& strides);
+// layout_problem for each of Q, K, V and O of `params`: throws std::invalid_argument with the first reason. The
+// launcher checks every launch with it, KernelArguments every TMA encoding.
+void check_layouts(const AttentionParams& params);
 // `strides` with those of extents of 1 (a single batch, head or position) replaced by the dense ones, which
 // the kernels never step by: a view's stride there can be anything, and must not fail the checks above.
 TensorStrides normalised_strides(TensorStrides strides, int batch, int heads, int seq, int head_dim);
