@@ -729,19 +729,15 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
       int index = blockIdx.x, ring = 0, tile_number = 0;
       while (index < tiles.total) {
         const typename Cfg::Tile w = tiles.at(p, index);
-        // scheduler=dynamic: the next tile's index is fetched before this tile's loads are issued and read
-        // after, so that the atomic's round trip to L2 (long under the loads' traffic) runs under the
-        // loads and the ring's waits instead of between this tile's last load and the next tile's first.
-        // Fetches count 0, 1, 2, ... over all CTAs, one per tile a CTA loads; each CTA's last fetch is its
-        // first past the end, so the fetch that returns total - 1 is the launch's last: it leaves the
-        // counter at zero for the next launch.
-        unsigned fetched = 0;
-        if constexpr (Cfg::kScheduler == kDynamicScheduler) fetched = atomicAdd(p.counters, 1u);
         mainloop.produce(args, w, tile_number++, ring, index);
         ring += w.end - w.begin;
         if constexpr (Cfg::kScheduler == kPersistentScheduler) {
           index += gridDim.x;
         } else {
+          // Fetches count 0, 1, 2, ... over all CTAs; each CTA's last fetch is its first past the end, so
+          // the fetch that returns total - 1 is the launch's last: it leaves the counter at zero for the
+          // next launch.
+          const unsigned fetched = atomicAdd(p.counters, 1u);
           if (fetched == static_cast<unsigned>(tiles.total - 1)) atomicExch(p.counters, 0u);
           index = static_cast<int>(gridDim.x + fetched);
         }
