@@ -657,6 +657,21 @@ TEST(AttentionWgmma, MinCtasSharesTheSmAndItsRegisters) {
   EXPECT_EQ(wgmma_consumer_registers(parse_config(base + ",min_ctas=2")), 104);  // (80 x 384 - 24 x 128) / 256
   EXPECT_EQ(wgmma_consumer_registers(parse_config("mma=wgmma,block_m=64,min_ctas=2")), 128);  // no setmaxnreg
   EXPECT_EQ(wgmma_consumer_registers(parse_config("mma=wgmma,block_m=64")), 255);
+  // One consumer warpgroup per CTA, two CTAs per SM: the launch gives 128 registers, setmaxnreg moves the
+  // producer's to the consumer: (128 x 256 - 24 x 128) / 128. Alone on an SM it has 255 already: refused.
+  const Config one_consumer =
+      parse_config("mma=wgmma,block_m=64,block_n=128,stages=2,overlap=on,producer_regs=24,min_ctas=2,scheduler=dynamic");
+  EXPECT_EQ(wgmma_consumer_registers(one_consumer), 232);
+  EXPECT_EQ(invalid_reason(one_consumer, p, h100), std::nullopt);
+  EXPECT_EQ(excluded_by_default(one_consumer, p, h100), std::nullopt);  // 128 live of 232
+  Config alone = one_consumer;
+  alone.set("min_ctas", 1);
+  const std::optional<std::string> has_all = invalid_reason(alone, p, h100);
+  ASSERT_NE(has_all, std::nullopt);
+  EXPECT_NE(has_all->find("already has 255 registers"), std::string::npos) << *has_all;
+  Config no_move = one_consumer;
+  no_move.set("producer_regs", 0);
+  EXPECT_NE(excluded_by_default(no_move, p, h100), std::nullopt);  // 128 live of the launch's 128: certain to spill
   for (const char* scheduler : {"persistent", "dynamic", "stream_k"}) {
     const Config c = parse_config(base + ",min_ctas=2,scheduler=" + scheduler);
     ASSERT_EQ(invalid_reason(c, p, h100), std::nullopt) << scheduler;

@@ -400,8 +400,9 @@ std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& 
   }
   if (c.at("stages") < 2) return "mma=wgmma: one K/V slot would serialize the copies and the GEMMs (stages >= 2)";
   if (c.at("pingpong") == 1 && consumers < 2) return "pingpong needs two consumer warpgroups (block_m >= 128)";
-  if (c.at("producer_regs") != 0 && consumers < 2) {
-    return "producer_regs: one consumer warpgroup already has 255 registers (block_m >= 128)";
+  if (c.at("producer_regs") != 0 && consumers < 2 && c.at("min_ctas") < 2) {
+    return "producer_regs: one consumer warpgroup alone on an SM already has 255 registers (block_m >= 128 or "
+           "min_ctas >= 2)";
   }
   // min_ctas > 1: that many CTAs share an SM, one's prologue and epilogue under another's GEMMs (short
   // causal tiles pay them often). Their shared memory (plus the 1 KiB the driver keeps per CTA) and threads

@@ -75,8 +75,8 @@ struct WgmmaConfig {
   static_assert(kBlockM % 64 == 0 && kConsumers >= 1 && kConsumers <= 3, "64 to 192 rows, 64 per warpgroup");
   static_assert(kBlockN % 16 == 0 && kBlockN <= 256 && D % 64 == 0 && D <= 256, "wgmma shapes");
   static_assert(!kPingpong || kConsumers >= 2, "pingpong needs two consumer warpgroups");
-  static_assert(kProducerRegs == 0 || (kProducerRegs >= 24 && kProducerRegs % 8 == 0 && kConsumers >= 2),
-                "setmaxnreg takes multiples of 8 from 24");
+  static_assert(kProducerRegs == 0 || (kProducerRegs >= 24 && kProducerRegs % 8 == 0 && (kConsumers >= 2 || kMinCtas >= 2)),
+                "setmaxnreg takes multiples of 8 from 24, and moves registers only where the launch gave fewer than 255");
   static_assert(kScheduler >= kGridScheduler && kScheduler <= kStreamKScheduler,
                 "grid, persistent, dynamic or stream_k");
   static_assert(kScheduler != kStreamKScheduler || kSplits == 1, "stream_k splits the tail itself");
