@@ -593,15 +593,21 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        two + "block_n=96,stages=2,overlap=on,pack_gqa=on,producer_regs=24,scheduler=persistent,o_store=tma"},
       {"b=4,hq=16,hkv=4,sq=515,skv=2049,d=128,causal=1,dtype=fp16",
        "mma=wgmma,block_m=64,warps=8,block_n=128,stages=3,overlap=on,splits=3,scheduler=dynamic,o_store=tma"},
-      // one consumer warpgroup per CTA and two CTAs per SM, the producer's registers moved to the consumer
-      // (setmaxnreg within each CTA's half of the file): short causal d=64 tiles with tails and GQA, one and
-      // two Q buffers
-      {"b=6,hq=8,hkv=2,sq=300,skv=300,d=64,causal=1,dtype=fp16",
+      // one consumer warpgroup per CTA and two to four CTAs per SM, the producer's registers moved to the
+      // consumer (setmaxnreg within each CTA's share of the file): short causal d=64 tiles with tails and GQA,
+      // one and two Q buffers
+      {"b=8,hq=8,hkv=2,sq=300,skv=300,d=64,causal=1,dtype=fp16",
        "mma=wgmma,block_m=64,warps=8,block_n=128,stages=2,overlap=on,producer_regs=24,min_ctas=2,scheduler=dynamic,"
        "o_store=tma"},
-      {"b=6,hq=8,hkv=2,sq=300,skv=300,d=64,causal=1,dtype=bf16",
+      {"b=8,hq=8,hkv=2,sq=300,skv=300,d=64,causal=1,dtype=bf16",
        "mma=wgmma,block_m=64,warps=8,block_n=128,stages=2,overlap=on,producer_regs=24,min_ctas=2,scheduler=dynamic,"
        "q_buffers=2,o_store=tma"},
+      {"b=16,hq=8,hkv=2,sq=300,skv=300,d=64,causal=1,dtype=fp16",
+       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=on,producer_regs=24,min_ctas=3,scheduler=dynamic,"
+       "o_store=tma"},
+      {"b=16,hq=8,hkv=2,sq=300,skv=300,d=64,causal=1,dtype=bf16",
+       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=off,producer_regs=24,min_ctas=4,scheduler=dynamic,"
+       "o_store=tma"},
   };
   expect_cases_match_reference(f, cases, 31);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's
