@@ -10,7 +10,7 @@ AttentionKernel::AttentionKernel(const std::vector<char>& cubin, const std::stri
       plan_(attention::launch_plan(config, problem, limits)),
       config_(config),
       problem_(problem) {
-  kernel_.set_max_dynamic_shared_bytes(static_cast<int>(plan_.kernel.dynamic_shared_bytes));
+  attention::prepare_kernel(kernel_, config, static_cast<int>(plan_.kernel.dynamic_shared_bytes));
   if (plan_.combine) {
     combine_.emplace(module_.kernel("attention_combine"));
     plan_.combine->programmatic_dependency = attention::programmatic_combine(*combine_);

@@ -115,7 +115,7 @@ void AttentionLauncher::take_kernels(const std::string& kernel_name) {
     m.combine.emplace(m.module->kernel("attention_combine"));
     m.programmatic_combine = attention::programmatic_combine(*m.combine);
   }
-  m.kernel->set_max_dynamic_shared_bytes(attention::shared_bytes(m.config, m.compiled_for));
+  attention::prepare_kernel(*m.kernel, m.config, attention::shared_bytes(m.config, m.compiled_for));
 }
 
 AttentionLauncher::AttentionLauncher(std::string_view config, int head_dim, bool causal, bool bf16,

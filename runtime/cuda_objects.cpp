@@ -100,6 +100,11 @@ void Kernel::set_max_dynamic_shared_bytes(int bytes) const {
              fmt::format("raising dynamic shared memory of {} to {} bytes", name_, bytes));
 }
 
+void Kernel::prefer_shared_carveout(int percent) const {
+  EVOTUNE_CU(cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent),
+             fmt::format("setting the shared memory carveout of {} to {}%", name_, percent));
+}
+
 CUresult try_launch(const Kernel& kernel, const LaunchGeometry& g, CUstream stream, void** args) {
   if (!g.programmatic_dependency) {
     return driver().cuLaunchKernel(kernel.get(), g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1],

@@ -132,6 +132,9 @@ class Kernel {
   KernelAttributes attributes() const;
   // Raises the kernel's dynamic shared memory limit; needed above 48 KiB.
   void set_max_dynamic_shared_bytes(int bytes) const;
+  // The share of the SM's unified L1/shared memory the kernel prefers as shared memory, in percent of the
+  // most it can be (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT; the driver rounds up to a size it has).
+  void prefer_shared_carveout(int percent) const;
 
  private:
   CUfunction function_;

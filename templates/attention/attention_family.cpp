@@ -223,6 +223,29 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     if (p.causal) c.set("pingpong", 0);
     c = conform(c);
   }
+  if (p.d == 64 && p.skv <= 768) {
+    // Short K/V ranges at d=64 (at most six 128-key blocks per tile, causal or not): each tile is mostly its
+    // prologue (Q, the first K/V) and epilogue, which a 128-row tile's two consumer warpgroups pay together
+    // and wait out together. Four CTAs per SM of one consumer warpgroup each (64-row tiles, 64-key blocks,
+    // the producer's registers moved to the consumer, no overlap: 104 registers at four CTAs) each walk
+    // their own tiles, so one's prologue and epilogue run under another's GEMMs, as cuDNN's two consumer
+    // warpgroups of 64-row tiles do. On the H100 (probe/call24, two rounds, median us, against the 128-row
+    // default / cuDNN): b32 hq8 s256 causal 15.5-19.3 / 21.5 / 17.0, b8 hq16 hkv4 s384 causal 15.7-19.1 /
+    // 21.0 / 17.2, b16 hq8 s512 causal 25.8 / 28.2 / 26.1, b8 hq16 s768 causal 42.1 / 44.5 / 41.5, b64 hq8
+    // s256 non-causal 33.6-34.1 / 56.7 / 32.8. At s1024 causal (call23) the 128-row tile stays ahead (115.9
+    // us; one consumer, three CTAs: 117.8).
+    c.set("block_m", 64);
+    c.set("block_n", 64);
+    c.set("stages", 2);
+    c.set("overlap", 0);
+    c.set("pingpong", 0);
+    c.set("producer_regs", 24);
+    c.set("min_ctas", 4);
+    c.set("scheduler", kDynamicScheduler);
+    c.set("q_buffers", 1);
+    c.set("o_store", 1);
+    c = conform(c);
+  }
   if (unsplit_ctas(c, p) < limits.sm_count) {
     // Fewer tiles than SMs: nothing for a persistent CTA to walk.
     c.set("scheduler", kGridScheduler);
@@ -762,6 +785,14 @@ const std::string& kernel_sources_digest() {
 }
 
 bool programmatic_combine(const runtime::Kernel& combine) { return combine.attributes().binary_version >= 90; }
+
+void prepare_kernel(const runtime::Kernel& kernel, const Config& config, int dynamic_shared_bytes) {
+  kernel.set_max_dynamic_shared_bytes(dynamic_shared_bytes);
+  // With no preference the driver may run an SM at a smaller carveout that holds fewer CTAs than the
+  // launch bounds promise: on the H100 (probe/call24) a wgmma config of four 49 KiB CTAs per SM timed
+  // 15.5 us in one process and 19.3 in the next on the same problem, each process steady within itself.
+  if (config.at("min_ctas") > 1) kernel.prefer_shared_carveout(100);  // CU_SHAREDMEM_CARVEOUT_MAX_SHARED
+}
 
 int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
   // Split-KV exists to fill the GPU when the unsplit grid cannot: few (query tile, head, batch) CTAs, each

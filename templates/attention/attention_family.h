@@ -111,6 +111,10 @@ LaunchPlan launch_plan(const Config& config, const Problem& problem, const Devic
 // or newer, where combine.cuh waits (griddepcontrol.wait) for the attention kernel before reading the
 // partials. A combine built for an older target has no wait, and must start after the attention kernel.
 bool programmatic_combine(const runtime::Kernel& combine);
+// Readies a loaded attention kernel for its launches (the harness's and the launcher library's): its dynamic
+// shared memory limit, and with min_ctas > 1 the largest shared-memory carveout, so that the CTAs per SM
+// its launch bounds ask for fit beside each other whatever carveout the driver would have picked.
+void prepare_kernel(const runtime::Kernel& kernel, const Config& config, int dynamic_shared_bytes);
 // The chunk count splits=auto chooses (1: no split).
 int auto_splits(const Config& config, const Problem& problem, const DeviceLimits& limits);
 // Bytes of the split workspace for `splits` chunks (0 for one).
