@@ -608,6 +608,14 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
       {"b=16,hq=8,hkv=2,sq=300,skv=300,d=64,causal=1,dtype=bf16",
        "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=off,producer_regs=24,min_ctas=4,scheduler=dynamic,"
        "o_store=tma"},
+      // the d=64 default for short K/V ranges: that config on a plain grid (the hardware, not the atomic,
+      // hands out tiles), causal GQA with tails and non-causal
+      {"b=4,hq=16,hkv=4,sq=300,skv=300,d=64,causal=1,dtype=bf16",
+       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=off,producer_regs=24,min_ctas=4,scheduler=grid,"
+       "o_store=tma"},
+      {"b=3,hq=8,hkv=8,sq=500,skv=700,d=64,causal=0,dtype=fp16",
+       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=off,producer_regs=24,min_ctas=4,scheduler=grid,"
+       "o_store=tma"},
   };
   expect_cases_match_reference(f, cases, 31);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's

@@ -223,17 +223,21 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     if (p.causal) c.set("pingpong", 0);
     c = conform(c);
   }
-  if (p.d == 64 && p.skv <= 768) {
-    // Short K/V ranges at d=64 (at most six 128-key blocks per tile, causal or not): each tile is mostly its
-    // prologue (Q, the first K/V) and epilogue, which a 128-row tile's two consumer warpgroups pay together
-    // and wait out together. Four CTAs per SM of one consumer warpgroup each (64-row tiles, 64-key blocks,
-    // the producer's registers moved to the consumer, no overlap: 104 registers at four CTAs) each walk
+  if (p.d == 64 && p.skv <= (p.causal ? 1024 : 768)) {
+    // Short K/V ranges at d=64 (at most eight 128-key blocks per causal tile, six otherwise): each tile is
+    // mostly its prologue (Q, the first K/V) and epilogue, which a 128-row tile's two consumer warpgroups pay
+    // together and wait out together. Four CTAs per SM of one consumer warpgroup each (64-row tiles, 64-key
+    // blocks, the producer's registers moved to the consumer, no overlap: 104 registers at four CTAs) run
     // their own tiles, so one's prologue and epilogue run under another's GEMMs, as cuDNN's two consumer
-    // warpgroups of 64-row tiles do. On the H100 (probe/call24, two rounds, median us, against the 128-row
-    // default / cuDNN): b32 hq8 s256 causal 15.5-19.3 / 21.5 / 17.0, b8 hq16 hkv4 s384 causal 15.7-19.1 /
-    // 21.0 / 17.2, b16 hq8 s512 causal 25.8 / 28.2 / 26.1, b8 hq16 s768 causal 42.1 / 44.5 / 41.5, b64 hq8
-    // s256 non-causal 33.6-34.1 / 56.7 / 32.8. At s1024 causal (call23) the 128-row tile stays ahead (115.9
-    // us; one consumer, three CTAs: 117.8).
+    // warpgroups of 64-row tiles do; a plain grid, the hardware handing each finished CTA's slot the next
+    // tile. On the H100, median us of two rounds, this config / the 128-row causal default of before / the
+    // 192-row non-causal one / cuDNN (probe/call26): b16 hq16 s1024 causal 110.1 / 115.9 / - / 110.3, b4 hq32
+    // hkv8 s1024 causal 59.5 / 63.8 / - / 60.3, b2 hq16 s1000 causal 24.1 / 26.5 / - / 26.1, b16 hq8 s512
+    // non-causal 29.8 / - / 33.8 / 28.4, b8 hq16 s768 non-causal 55.2 / - / 55.5 / 51.7; the same with the
+    // dynamic scheduler 1.5-7% slower on all five. The 96-trial searches of four shorter causal shapes
+    // (heldout_427d016: s384 to s768) all picked this grid config too. At s1536 and s2048 causal (call25) the
+    // 128-row tile stays ahead (54.5 against 56.4 us; 189.8 against 191.4), as does s2048 non-causal
+    // (call23: 294.6 against 347.3).
     c.set("block_m", 64);
     c.set("block_n", 64);
     c.set("stages", 2);
@@ -241,7 +245,7 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     c.set("pingpong", 0);
     c.set("producer_regs", 24);
     c.set("min_ctas", 4);
-    c.set("scheduler", kDynamicScheduler);
+    c.set("scheduler", kGridScheduler);
     c.set("q_buffers", 1);
     c.set("o_store", 1);
     c = conform(c);
@@ -789,8 +793,10 @@ bool programmatic_combine(const runtime::Kernel& combine) { return combine.attri
 void prepare_kernel(const runtime::Kernel& kernel, const Config& config, int dynamic_shared_bytes) {
   kernel.set_max_dynamic_shared_bytes(dynamic_shared_bytes);
   // With no preference the driver may run an SM at a smaller carveout that holds fewer CTAs than the
-  // launch bounds promise: on the H100 (probe/call24) a wgmma config of four 49 KiB CTAs per SM timed
-  // 15.5 us in one process and 19.3 in the next on the same problem, each process steady within itself.
+  // launch bounds promise. (It was the suspect, and is not the whole cause, of a bimodal timing: on the H100
+  // a wgmma config of four 49 KiB CTAs per SM timed ~15.5 us in some processes and ~19 in others on the
+  // same problem, each process steady within itself: 2 of 4 processes before this preference (probe/call24),
+  // 2 of the 30 bench processes of such configs in run_427d016 and heldout_427d016 after it.)
   if (config.at("min_ctas") > 1) kernel.prefer_shared_carveout(100);  // CU_SHAREDMEM_CARVEOUT_MAX_SHARED
 }
 
