@@ -277,9 +277,9 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(c.at("o_store"), 1) << text;
     EXPECT_EQ(c.at("pingpong"), 0) << text;
   }
-  // d=64 with at most 1024 keys causal, 768 not, and enough tiles: a grid of four CTAs per SM of one
-  // consumer warpgroup each, 64x64 tiles, the producer's registers moved to the consumer; 1025 keys causal,
-  // 769 not, or too few tiles: not.
+  // d=64 with at most 1024 keys causal, 768 not, and enough tiles: four CTAs per SM of one consumer
+  // warpgroup each (a grid; dynamic for non-causal tiles of at most 256 keys), 64x64 tiles, the producer's
+  // registers moved to the consumer; 1025 keys causal, 769 not, or too few tiles: not.
   for (const char* text : {"b=32,hq=8,sq=256,d=64,causal=1", "b=8,hq=16,hkv=4,sq=384,d=64,causal=1",
                            "b=64,hq=8,sq=256,d=64", "b=8,hq=16,sq=768,d=64,dtype=bf16",
                            "b=16,hq=16,sq=1024,d=64,causal=1"}) {
@@ -289,7 +289,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(c.at("block_n"), 64) << text;
     EXPECT_EQ(c.at("min_ctas"), 4) << text;
     EXPECT_EQ(c.at("producer_regs"), 24) << text;
-    EXPECT_EQ(c.at("scheduler"), kGridScheduler) << text;
+    EXPECT_EQ(c.at("scheduler"), !p.causal && p.skv <= 256 ? kDynamicScheduler : kGridScheduler) << text;
     EXPECT_EQ(invalid_reason(c, p, h100), std::nullopt) << text;
     EXPECT_EQ(excluded_by_default(c, p, h100), std::nullopt) << text;
   }

@@ -237,7 +237,10 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     // dynamic scheduler 1.5-7% slower on all five. The 96-trial searches of four shorter causal shapes
     // (heldout_427d016: s384 to s768) all picked this grid config too. At s1536 and s2048 causal (call25) the
     // 128-row tile stays ahead (54.5 against 56.4 us; 189.8 against 191.4), as does s2048 non-causal
-    // (call23: 294.6 against 347.3).
+    // (call23: 294.6 against 347.3). Non-causal tiles of at most 256 keys take the dynamic scheduler: on b64
+    // hq8 s256 33.4 us against the grid's 36.7 (probe/call28, three rounds; cuDNN 32.1), while from 384 keys
+    // the grid stays ahead (59.5 against 60.4, s512 30.0 against 31.3, s640 58.3 against 59.7, s768 55.2
+    // against 58.5). Causal tiles of 256 keys kept the grid's lead (b32 hq8 s256: 14.9 against 15.3).
     c.set("block_m", 64);
     c.set("block_n", 64);
     c.set("stages", 2);
@@ -245,7 +248,7 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     c.set("pingpong", 0);
     c.set("producer_regs", 24);
     c.set("min_ctas", 4);
-    c.set("scheduler", kGridScheduler);
+    c.set("scheduler", !p.causal && p.skv <= 256 ? kDynamicScheduler : kGridScheduler);
     c.set("q_buffers", 1);
     c.set("o_store", 1);
     c = conform(c);
