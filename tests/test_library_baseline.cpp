@@ -18,7 +18,7 @@ namespace {
 using attention::Problem;
 using evidence::BaselineRecord;
 
-// Rows as compare_sdpa.py writes them (evidence/results/h100/hopper/sdpa.csv), another problem's rows, and an
+// Rows as compare_sdpa.py writes them (evidence/results/h100/hopper/run_14ed729/sdpa.csv), another problem's rows, and an
 // unsupported backend.
 constexpr const char* kCsv =
     "problem,backend,status,median_us,min_us,p10_us,p90_us,tflops,gbps,batch,reps,max_abs_err,note\n"
