@@ -59,7 +59,7 @@ std::string comment_text(const std::string& text) {
 
 // Doubles written so the header reads them back exactly as stored; a stored infinity (SQLite keeps
 // 1e999 as one) is HUGE_VAL from <cmath>, which the header includes, never the "inf" fmt would write.
-std::string number(double v) {
+std::string cpp_number(double v) {
   if (std::isnan(v)) return "NAN";
   if (std::isinf(v)) return v > 0 ? "HUGE_VAL" : "-HUGE_VAL";
   return fmt::format("{}", v);
@@ -293,8 +293,9 @@ std::string render_tuned_header(const TunedHeaderInput& in) {
         "inline constexpr TunedAttention kEntry{} = {{\n    {}, {},\n    {{{}, {}, {}, {}, {}, {}, {}, {}}},\n    {},\n"
         "    {{{}}},\n    {}, {}, {}, {}, {}, {}, {}, {}, {},\n    {}, {}, {}, {}, {}, {}, {}}};\n\n",
         i, literal(e.device), e.sm, e.b, e.hq, e.hkv, e.sq, e.skv, e.d, e.causal ? "true" : "false",
-        e.bf16 ? "true" : "false", literal(e.config_text), tunables, number(e.median_us), number(e.p10_us),
-        number(e.p90_us), number(e.tflops), number(baseline), number(library), e.run_id, e.trial_seq,
+        e.bf16 ? "true" : "false", literal(e.config_text), tunables, cpp_number(e.median_us),
+        cpp_number(e.p10_us), cpp_number(e.p90_us), cpp_number(e.tflops), cpp_number(baseline), cpp_number(library),
+        e.run_id, e.trial_seq,
         e.reverified ? "true" : "false", literal(e.target), literal(e.kernel_name), literal(e.sources), e.threads,
         e.shared_bytes,
         has_cubin ? fmt::format("kCubin{}", i) : std::string("nullptr"), has_cubin ? fmt::format("sizeof(kCubin{})", i) : "0");

@@ -25,13 +25,6 @@ namespace fs = std::filesystem;
 const std::string kFixtureDb =
     (evotune::testing::source_dir() / "evidence/results/h100/issue4-search/search_fp16/search.db").string();
 
-std::string file_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 struct Ran {
   int code = 0;
   std::string output;  // stdout and stderr
@@ -78,7 +71,7 @@ TEST(ExportHeader, RealSearchDatabaseGivesAHeaderThatCompilesAloneAsCpp17) {
   // --skip-verify: the same text whether or not this machine has a GPU.
   Ran r = run_command(evotune_binary() + " export --db " + db.string() + " --out " + header.string() + " --skip-verify");
   ASSERT_EQ(r.code, 0) << r.output;
-  const std::string text = file_text(header);
+  const std::string text = evotune::testing::file_bytes(header);
   // The run's winner (trial 112 of 300; evidence/results/h100/issue4-search/search_fp16/top_1.txt).
   EXPECT_NE(text.find("// NVIDIA H100 80GB HBM3: b=4,hq=16,hkv=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16 (sm_90)"),
             std::string::npos)
@@ -116,14 +109,14 @@ TEST(ExportHeader, RealSearchDatabaseGivesAHeaderThatCompilesAloneAsCpp17) {
     Ran again = run_command("cd " + other.string() + "/.. && " + evotune_binary() +
                             " --no-cache export --db elsewhere/search.db --out elsewhere/tuned_attention.h --skip-verify");
     ASSERT_EQ(again.code, 0) << again.output;
-    EXPECT_EQ(file_text(other / "tuned_attention.h"), text);
+    EXPECT_EQ(evotune::testing::file_bytes(other / "tuned_attention.h"), text);
   }
   // --no-cubin: the same entries, each saying the launcher will compile it.
   r = run_command(evotune_binary() + " export --db " + db.string() + " --out " + (dir.path() / "jit.h").string() +
                   " --skip-verify --no-cubin");
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(file_text(dir.path() / "jit.h").find("no CUBIN (exported with --no-cubin, or its run recorded no device architecture)"), std::string::npos);
-  EXPECT_NE(file_text(dir.path() / "jit.h").find("nullptr, 0}"), std::string::npos);
+  EXPECT_NE(evotune::testing::file_bytes(dir.path() / "jit.h").find("no CUBIN (exported with --no-cubin, or its run recorded no device architecture)"), std::string::npos);
+  EXPECT_NE(evotune::testing::file_bytes(dir.path() / "jit.h").find("nullptr, 0}"), std::string::npos);
 
   // With a baseline recorded in the run (schema 2), the header states the speedup over it.
   {
@@ -135,8 +128,8 @@ TEST(ExportHeader, RealSearchDatabaseGivesAHeaderThatCompilesAloneAsCpp17) {
   }
   r = run_command(evotune_binary() + " export --db " + db.string() + " --run 1 --out " + header.string() + " --skip-verify");
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(file_text(header).find("speedup over cublas_unfused measured in run 1: 4.02x (4134.00 us)"), std::string::npos)
-      << file_text(header);
+  EXPECT_NE(evotune::testing::file_bytes(header).find("speedup over cublas_unfused measured in run 1: 4.02x (4134.00 us)"), std::string::npos)
+      << evotune::testing::file_bytes(header);
 }
 
 TEST(ExportHeader, WithoutAGpuEntriesAreMarkedNotReverified) {
@@ -146,9 +139,9 @@ TEST(ExportHeader, WithoutAGpuEntriesAreMarkedNotReverified) {
   const fs::path header = dir.path() / "tuned_attention.h";
   Ran r = run_command(evotune_binary() + " export --db " + kFixtureDb + " --out " + header.string());
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(file_text(header).find("not re-verified: no GPU at export"), std::string::npos);
-  EXPECT_NE(file_text(header).find("bool reverified;"), std::string::npos);
-  EXPECT_NE(file_text(header).find(", false,\n    \"sm_90a\""), std::string::npos) << "the entry's reverified field";
+  EXPECT_NE(evotune::testing::file_bytes(header).find("not re-verified: no GPU at export"), std::string::npos);
+  EXPECT_NE(evotune::testing::file_bytes(header).find("bool reverified;"), std::string::npos);
+  EXPECT_NE(evotune::testing::file_bytes(header).find(", false,\n    \"sm_90a\""), std::string::npos) << "the entry's reverified field";
 }
 
 TEST(ExportHeader, BadRequestsAreOneLineErrorsAndWriteNothing) {
@@ -271,7 +264,7 @@ TEST(GpuExport, ExportReverifiesAndTheExampleRunsTheWinner) {
   evotune::testing::TempDir dir;
   const fs::path header = dir.path() / "tuned_attention.h";
   Ran r = run_command(evotune_binary() + " export --db " + kFixtureDb + " --out " + header.string());
-  const std::string text = file_text(header);
+  const std::string text = evotune::testing::file_bytes(header);
   if (text.find("not re-verified: no NVIDIA H100 80GB HBM3") != std::string::npos) {
     GTEST_SKIP() << "the fixture's winner is for an H100; this GPU is another model";
   }
@@ -379,7 +372,7 @@ TEST(ExportHeader, HostileTextInEveryFieldStaysInItsCommentOrLiteral) {
   for (const char* flags : {"-std=c++17", "-std=c++17 -trigraphs"}) {
     Ran compile = run_command(std::string("g++ ") + flags + " -fsyntax-only -Wall -Wextra -Werror -x c++ " +
                               (dir.path() / "tuned_attention.h").string());
-    EXPECT_EQ(compile.code, 0) << flags << "\n" << compile.output << file_text(dir.path() / "tuned_attention.h");
+    EXPECT_EQ(compile.code, 0) << flags << "\n" << compile.output << evotune::testing::file_bytes(dir.path() / "tuned_attention.h");
   }
   // And it says what the database said: the device's name, byte for byte.
   std::ofstream(dir.path() / "same.cpp") << "#include <cstdio>\n#include <cstring>\n#include \"tuned_attention.h\"\n"
@@ -440,9 +433,9 @@ TEST(ExportHeader, AHeaderExportedFromAHostileDatabaseCompiles) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* flags : {"-std=c++17", "-std=c++17 -trigraphs"}) {
     Ran compile = run_command(std::string("g++ ") + flags + " -fsyntax-only -Wall -Wextra -Werror -x c++ " + header.string());
-    EXPECT_EQ(compile.code, 0) << flags << "\n" << compile.output << file_text(header);
+    EXPECT_EQ(compile.code, 0) << flags << "\n" << compile.output << evotune::testing::file_bytes(header);
   }
-  const std::string text = file_text(header);
+  const std::string text = evotune::testing::file_bytes(header);
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     EXPECT_NE(line.rfind("#error", 0), 0u) << "an injected line reached the header as code: " << line;
@@ -480,7 +473,7 @@ TEST(ExportHeader, ARunWithoutADeviceArchitectureExportsWithoutACubin) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("run 1 recorded no device architecture: its entry has no CUBIN"), std::string::npos)
       << r.output;
-  const std::string text = file_text(header);
+  const std::string text = evotune::testing::file_bytes(header);
   EXPECT_NE(text.find("no CUBIN (exported with --no-cubin, or its run recorded no device architecture)"),
             std::string::npos);
   EXPECT_EQ(text.find("kCubin0"), std::string::npos);

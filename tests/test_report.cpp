@@ -151,13 +151,6 @@ void expect_self_contained(const std::string& html) {
   }
 }
 
-std::string file_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 TEST(Report, ConvergenceChartOverlaysTheOtherSearchOfTheSameProblemAndDevice) {
@@ -436,22 +429,22 @@ TEST(ReportCli, WritesThePageAndRefusesAnUnknownRun) {
   const std::filesystem::path out = dir.path() / "report.html";
 
   EXPECT_EQ(run(fmt::format("report --db {} --run 9 -o {}", db, out.string())), 2);
-  EXPECT_EQ(file_text(dir.path() / "stderr.txt"),
+  EXPECT_EQ(evotune::testing::file_bytes(dir.path() / "stderr.txt"),
             fmt::format("evotune: error: {} holds no run 9 (see evotune runs --db {})\n", db, db));
   EXPECT_FALSE(std::filesystem::exists(out));
   EXPECT_EQ(run(fmt::format("report --db {} --run 1", db)), 2);  // -o is required
 
   // Default: the latest run (4, on the other device).
   ASSERT_EQ(run(fmt::format("report --db {} -o {}", db, out.string())), 0);
-  const std::string stderr_text = file_text(dir.path() / "stderr.txt");
+  const std::string stderr_text = evotune::testing::file_bytes(dir.path() / "stderr.txt");
   EXPECT_NE(stderr_text.find(fmt::format("evotune: wrote {} (run 4, 1 trials", out.string())),
             std::string::npos);
   EXPECT_EQ(std::count(stderr_text.begin(), stderr_text.end(), '\n'), 1);
-  const std::string html = file_text(out);
+  const std::string html = evotune::testing::file_bytes(out);
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(html.find(fmt::format("evotune report --db {} --run 4 -o {}", db, out.string())),
             std::string::npos);
 
   ASSERT_EQ(run(fmt::format("report --db {} --run 1 --top 3 -o {}", db, out.string())), 0);
-  EXPECT_EQ(count(between(file_text(out), R"(<table id="top-table">)", "</table>"), "<tr"), 1u + 3u);
+  EXPECT_EQ(count(between(evotune::testing::file_bytes(out), R"(<table id="top-table">)", "</table>"), "<tr"), 1u + 3u);
 }
