@@ -3,9 +3,10 @@
 # GPU tests skip with a reason when no CUDA driver or device is present.
 #   scripts/test.sh              the release build (build/), the one the main job runs
 #   scripts/test.sh --sanitize   instead, one build with AddressSanitizer + UBSan, assertions on
-#                                (build-sanitize/; libraries -O1, CLI and tests -O0): CI's command. One
-#                                build, not two: on CI's 2 cores the release build plus the -O0
-#                                sanitizer build took 25 minutes; this takes 13 to 15.
+#                                (build-sanitize/; libraries -O1, CLI and tests -O0, a unity build): CI's
+#                                command. One build, not two: on CI's 2 cores the release build plus the
+#                                -O0 sanitizer build took 25 minutes; this took 13 to 15, and 8.5 as a
+#                                unity build (README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
