@@ -616,21 +616,6 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
       {"b=3,hq=8,hkv=8,sq=500,skv=700,d=64,causal=0,dtype=fp16",
        "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=off,producer_regs=24,min_ctas=4,scheduler=grid,"
        "o_store=tma"},
-      // exp2_poly: some column tiles' exp2 from the polynomial, masked keys (-inf) among them: causal GQA tails,
-      // non-causal key tails with half the tiles, 176-key blocks (22 tiles, not a multiple of 8) with pingpong
-      // and overlap, and a split whose top chunks are wholly masked for some rows (their sums must stay 0)
-      {"b=4,hq=16,hkv=4,sq=300,skv=300,d=64,causal=1,dtype=bf16",
-       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=off,producer_regs=24,min_ctas=4,scheduler=grid,"
-       "o_store=tma,exp2_poly=2"},
-      {"b=3,hq=8,hkv=8,sq=500,skv=700,d=64,causal=0,dtype=fp16",
-       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=off,producer_regs=24,min_ctas=4,scheduler=grid,"
-       "o_store=tma,exp2_poly=4"},
-      {"b=2,hq=4,sq=333,skv=333,d=128,causal=1,dtype=fp16",
-       two + "block_n=176,stages=2,overlap=on,pingpong=on,producer_regs=24,exp2_poly=3"},
-      {"b=2,hq=16,hkv=4,sq=1111,skv=1111,d=64,causal=1,dtype=bf16",
-       two + "block_n=128,stages=2,overlap=on,producer_regs=32,scheduler=dynamic,o_store=tma,exp2_poly=1"},
-      {"b=1,hq=2,hkv=1,sq=200,skv=200,d=64,causal=1,dtype=fp16",
-       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=on,splits=4,exp2_poly=4"},
   };
   expect_cases_match_reference(f, cases, 31);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's

@@ -21,8 +21,7 @@ namespace {
 constexpr const char* kCpAsyncTunables[] = {"barrier", "smem_layout", "vec_bytes", "q_frags", "qk_split",
                                             "kv_warps"};
 // Tunables of mma=wgmma that the cp.async mainloops do not have.
-constexpr const char* kWgmmaTunables[] = {"pingpong", "producer_regs", "scheduler", "q_buffers", "o_store",
-                                          "exp2_poly"};
+constexpr const char* kWgmmaTunables[] = {"pingpong", "producer_regs", "scheduler", "q_buffers", "o_store"};
 }  // namespace
 
 const std::vector<Parameter>& parameters() {
@@ -115,12 +114,6 @@ const std::vector<Parameter>& parameters() {
        "wgmma: how the output rows leave: through the Q buffer in 16-byte stores by every consumer thread "
        "(threads), or through an output tile of their own (block_m x d more shared memory) by one TMA store per "
        "consumer warpgroup that completes under the next tile, the Q buffer freed after the last Q.K^T (tma)"},
-      {"exp2_poly",
-       {0, 1, 2, 3, 4},
-       {},
-       "wgmma: of every 8 column tiles of scores (8 keys each), how many take the softmax's exp2 from a "
-       "polynomial on the FMA pipe instead of the MUFU unit, which at d=64 is as busy as the tensor cores "
-       "(softmax.cuh's exp2_polynomial)"},
   };
   return params;
 }
@@ -149,8 +142,7 @@ Config default_config() {
                  {"producer_regs", 0},
                  {"scheduler", kGridScheduler},
                  {"q_buffers", 1},
-                 {"o_store", 0},
-                 {"exp2_poly", 0}});
+                 {"o_store", 0}});
 }
 
 namespace {

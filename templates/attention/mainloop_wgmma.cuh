@@ -69,9 +69,6 @@ struct WgmmaConfig {
   // warpgroup's 64 rows, issued by one thread, completing while the next tile runs), so the Q buffer is free
   // once the tile's last Q.K^T is done. threads: through the Q buffer, in 16-byte stores by every thread.
   static constexpr bool kTmaStore = Tunables::o_store == 1;
-  // Of every 8 column tiles of scores, those whose exp2 a polynomial on the FMA pipe computes, off the MUFU
-  // unit (softmax.cuh's exp2_polynomial).
-  static constexpr int kExp2Poly = Tunables::exp2_poly;
   using Tile = WorkTile<kPack, kSplits>;
   using Tiles = LinearTiles<kBlockM, kBlockN, kCausal, kPack, kSplits>;
 
@@ -87,7 +84,6 @@ struct WgmmaConfig {
                                                       kScheduler == kDynamicScheduler)),
                 "a second Q buffer is for the persistent and dynamic schedulers");
   static_assert(!kTmaStore || kScheduler != kStreamKScheduler, "stream_k's pieces leave from registers");
-  static_assert(kExp2Poly >= 0 && kExp2Poly <= 4, "0 to 4 of every 8 column tiles");
 
   // Shared memory (wgmma_resources.h, which the host's rules read too): the Q buffers, the output tile
   // (o_store=tma), the K slots, the V slots, the mbarriers, the scheduler words.
@@ -312,8 +308,8 @@ struct WgmmaMainloop {
   template <bool kMasked>
   __device__ __forceinline__ void softmax(float (&s)[kNTiles][4], float (&correction)[2], int block,
                                           const Tile& w, const AttentionParams& p) {
-    online_softmax<kMasked, Cfg::kCausal, Cfg::kExp2Poly>(s, row_max, row_sum, correction, p.softmax_scale * kLog2e,
-                                                           w, local_row, block * kBlockN, p.skv, lane);
+    online_softmax<kMasked, Cfg::kCausal>(s, row_max, row_sum, correction, p.softmax_scale * kLog2e, w,
+                                          local_row, block * kBlockN, p.skv, lane);
   }
   __device__ __forceinline__ void softmax_any(float (&s)[kNTiles][4], float (&correction)[2], int block,
                                               int unmasked, const Tile& w, const AttentionParams& p) {

@@ -24,26 +24,6 @@ __device__ __forceinline__ MaxUpdate raise_max(float& row_max, float block_max, 
   return update;
 }
 
-// 2^x on the FMA and ALU pipes, for x <= 0 (x is scale*log2(e)*(s - max)): eight instructions where exp2f
-// is one MUFU op, for a kernel whose MUFU unit is its bottleneck. On the H100 an SM's MUFU unit does 16
-// exp2 per clock and its tensor cores 4096 flops, so at d=64 (256 flops per score: Q.K^T and P.V) the
-// softmax's exp2 take exactly as long as the GEMMs, and a kernel that does not hide all of one under the
-// other is bound by both. x rounds to an integer j (the 1.5 * 2^23 addition leaves round(x) in the low
-// mantissa bits) and a fraction f in [-0.5, 0.5]; a degree-3 polynomial gives 2^f within 7.5e-5 relative
-// error (a weighted least-squares fit; bf16 and fp16 round P to 3.9e-3 and 4.9e-4), and j is added to its
-// exponent. Inputs below -126.5 (masked keys' -inf among them) give 2^f * 2^-126, f < 0.5: an exponent field
-// of 0, a denormal that the kernels' flush-to-zero arithmetic (--use_fast_math) reads as 0, as MUFU's
-// ex2.approx.ftz would give.
-__device__ __forceinline__ float exp2_polynomial(float x) {
-  constexpr float kRound = 12582912.0f;
-  x = fmaxf(x, -126.5f);
-  const float shifted = __fadd_rn(x, kRound);
-  const float fraction = __fadd_rn(x, -__fadd_rn(shifted, -kRound));
-  const float power = fmaf(fmaf(fmaf(0.0551716685f, fraction, 0.242611140f), fraction, 0.693260968f), fraction,
-                           0.999928057f);
-  return __int_as_float(__float_as_int(power) + (__float_as_int(shifted) << 23));
-}
-
 // One K/V block's update of the running softmax of the thread's two rows: masks (kMasked: keys past skv,
 // and with kCausal keys right of the diagonal, get -inf), raises the running max, turns the scores `s`
 // into probabilities exp(scale * (s - max)) in place, adds them to the running sums, and returns in
@@ -51,10 +31,8 @@ __device__ __forceinline__ float exp2_polynomial(float x) {
 // max has settled). The max is kept on the raw scores (the scale is positive, so it commutes with the max);
 // one FFMA per element then forms scale*log2(e)*(s - max) for exp2. Reductions run as a tree of four
 // partial results: a serial chain over a row's values is latency the tensor pipe waits through.
-// kExp2Poly of every 8 column tiles take exp2_polynomial instead of MUFU's exp2, spread evenly (tile nt
-// where (nt * kExp2Poly) % 8 + kExp2Poly >= 8: 1 -> tile 7, 2 -> tiles 3 and 7, 4 -> the odd tiles).
 //   local_row: the tile row of x[.][0] (row r); first_key: the key of column 0 of tile 0.
-template <bool kMasked, bool kCausal, int kExp2Poly, int kNTiles, class Tile>
+template <bool kMasked, bool kCausal, int kNTiles, class Tile>
 __device__ __forceinline__ void online_softmax(float (&s)[kNTiles][4], float (&row_max)[2], float (&row_sum)[2],
                                                float (&correction)[2], float scale_log2, const Tile& w,
                                                int local_row, int first_key, int skv, int lane) {
@@ -92,9 +70,7 @@ __device__ __forceinline__ void online_softmax(float (&s)[kNTiles][4], float (&r
     for (int nt = 0; nt < kNTiles; ++nt) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const float x = fmaf(s[nt][2 * h + e], scale_log2, -reference);
-        const bool polynomial = kExp2Poly > 0 && (nt * kExp2Poly) % 8 + kExp2Poly >= 8;
-        const float prob = polynomial ? exp2_polynomial(x) : exp2f(x);
+        const float prob = exp2f(fmaf(s[nt][2 * h + e], scale_log2, -reference));
         s[nt][2 * h + e] = prob;
         partial_sum[nt % 2 * 2 + e] += prob;
       }
