@@ -120,7 +120,10 @@ void AttentionWorkspace::reseed(std::uint64_t seed, const runtime::Stream& strea
   fill_buffer(q_, seed * 3 + 1);
   fill_buffer(k_, seed * 3 + 2);
   fill_buffer(v_, seed * 3 + 3);
+  refresh_references(stream);
+}
 
+void AttentionWorkspace::refresh_references(const runtime::Stream& stream) {
   run_reference(false, ref_out_, stream);
   // The same-precision implementation's error against the reference sets the tolerance; both are
   // compared where they are, on the device.

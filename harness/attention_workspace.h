@@ -61,6 +61,9 @@ class AttentionWorkspace {
   AttentionParams params(bool with_lse, CUdeviceptr cta_cycles = 0) const;
   // New random inputs (Q, K, V streams derived from seed) and fresh references.
   void reseed(std::uint64_t seed, const runtime::Stream& stream);
+  // The references (and the tolerance) recomputed from the inputs as they are now: after a test uploaded
+  // inputs of its own into q(), k() or v().
+  void refresh_references(const runtime::Stream& stream);
   // O and LSE set to NaN, so that an element the kernel does not write fails the check.
   void poison_outputs(const runtime::Stream& stream);
   // Compares O (and LSE when check_lse) with the fp32 reference on the GPU; synchronizes the stream.
@@ -81,7 +84,10 @@ class AttentionWorkspace {
   const runtime::DeviceBuffer& v() const { return v_; }
   const runtime::DeviceBuffer& o() const { return o_; }
   const runtime::DeviceBuffer& lse() const { return lse_; }
-  // Writable outputs, for tests that plant values.
+  // Writable buffers, for tests that plant values (inputs: then refresh_references).
+  runtime::DeviceBuffer& q() { return q_; }
+  runtime::DeviceBuffer& k() { return k_; }
+  runtime::DeviceBuffer& v() { return v_; }
   runtime::DeviceBuffer& o() { return o_; }
   runtime::DeviceBuffer& lse() { return lse_; }
 

@@ -75,7 +75,7 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
             "mma=scalar,block_m=64,block_n=128,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8,"
             "q_frags=smem,"
             "min_ctas=1,overlap=off,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off,pingpong=off,"
-            "producer_regs=none,scheduler=grid,q_buffers=1,o_store=threads");
+            "producer_regs=none,scheduler=grid,q_buffers=1,o_store=threads,rescale=every");
   EXPECT_EQ(parse_config(format(c)), c);
   EXPECT_EQ(Config::from_key(c.key()), c);
   EXPECT_THROW(Config::from_key("block_m=big"), UsageError);

@@ -616,6 +616,15 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
       {"b=3,hq=8,hkv=8,sq=500,skv=700,d=64,causal=0,dtype=fp16",
        "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=off,producer_regs=24,min_ctas=4,scheduler=grid,"
        "o_store=tma"},
+      // rescale=lazy (the softmax reference moves only past a margin; the LSE reads the reference): causal GQA
+      // tails without overlap, pingpong with overlap, and a split whose top chunks are empty for some rows
+      {"b=4,hq=16,hkv=4,sq=300,skv=300,d=64,causal=1,dtype=bf16",
+       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=off,producer_regs=24,min_ctas=4,scheduler=grid,"
+       "o_store=tma,rescale=lazy"},
+      {"b=2,hq=4,sq=333,skv=333,d=128,causal=0,dtype=fp16",
+       two + "block_n=176,stages=2,overlap=on,pingpong=on,producer_regs=24,rescale=lazy"},
+      {"b=1,hq=2,hkv=1,sq=200,skv=200,d=64,causal=1,dtype=fp16",
+       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=on,splits=4,rescale=lazy"},
   };
   expect_cases_match_reference(f, cases, 31);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's
@@ -637,6 +646,47 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
                       ws.k().get(), ws.v().get(), ws.o().get(), f.stream.get(), ws.lse().get());
       const harness::AttentionCheck check = ws.check(f.stream, true);
       EXPECT_TRUE(check.passed) << "launcher, " << scheduler << ", launch " << launch << ": " << check.reason;
+    }
+  }
+}
+
+// rescale=lazy moves a row's softmax reference only when a block's max passes it by 2^8. With normal inputs the
+// max grows far less than that after the first block, so here the keys are scaled up along the sequence (key
+// j by 1 + 7 j / skv: the later blocks' scores up to eight times the first's, several moves of the reference
+// per row) and both rescale policies, with and without overlap, must still match the reference.
+TEST(GpuAttention, WgmmaLazyRescaleFollowsAGrowingMax) {
+  EVOTUNE_REQUIRE_GPU();
+  GpuFixture f;
+  if (DeviceLimits::from(f.props).compute_capability != 90) GTEST_SKIP() << "mma=wgmma needs an sm_90 GPU";
+  const std::string two = "mma=wgmma,block_m=128,warps=12,";
+  const std::vector<CheckedCase> cases = {
+      {"b=2,hq=8,hkv=2,sq=300,skv=700,d=64,causal=1,dtype=bf16",
+       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=off,producer_regs=24,min_ctas=4,o_store=tma"},
+      {"b=2,hq=4,sq=555,skv=555,d=128,causal=0,dtype=fp16",
+       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24"},
+      {"b=1,hq=4,sq=400,skv=1500,d=64,causal=1,dtype=fp16",
+       two + "block_n=128,stages=2,overlap=on,producer_regs=32,scheduler=dynamic,o_store=tma,splits=3"},
+  };
+  const DeviceLimits limits = DeviceLimits::from(f.props);
+  for (const CheckedCase& c : cases) {
+    const Problem p = Problem::parse(c.problem);
+    harness::AttentionWorkspace ws(p, f.compiler, f.target, 77, f.stream);
+    const std::vector<float> k = ws.download_input('k');
+    std::vector<std::uint16_t> grown(k.size());
+    for (std::size_t i = 0; i < k.size(); ++i) {
+      const long long key = static_cast<long long>(i / p.d) % p.skv;
+      const float x = k[i] * (1.0f + 7.0f * static_cast<float>(key) / static_cast<float>(p.skv));
+      grown[i] = p.dtype == attention::DType::fp16 ? runtime::float_to_half_bits(x) : runtime::float_to_bf16_bits(x);
+    }
+    ws.k().upload(std::span<const std::uint16_t>(grown));
+    ws.refresh_references(f.stream);
+    for (const char* rescale : {"every", "lazy"}) {
+      const Config config = attention::parse_config(c.config + ",rescale=" + rescale);
+      ASSERT_EQ(attention::invalid_reason(config, p, limits), std::nullopt) << c.config;
+      run_kernel(f, f.compiler.compile(attention::compile_request(config, p, f.target)), config, p, ws);
+      const harness::AttentionCheck check = ws.check(f.stream, true);
+      EXPECT_TRUE(check.passed) << c.problem << " | " << attention::format(config) << ": " << check.reason;
+      EXPECT_LT(check.lse_max_error, 1e-3) << c.problem << " | " << attention::format(config);
     }
   }
 }

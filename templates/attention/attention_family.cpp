@@ -21,7 +21,8 @@ namespace {
 constexpr const char* kCpAsyncTunables[] = {"barrier", "smem_layout", "vec_bytes", "q_frags", "qk_split",
                                             "kv_warps"};
 // Tunables of mma=wgmma that the cp.async mainloops do not have.
-constexpr const char* kWgmmaTunables[] = {"pingpong", "producer_regs", "scheduler", "q_buffers", "o_store"};
+constexpr const char* kWgmmaTunables[] = {"pingpong", "producer_regs", "scheduler", "q_buffers", "o_store",
+                                          "rescale"};
 }  // namespace
 
 const std::vector<Parameter>& parameters() {
@@ -114,6 +115,12 @@ const std::vector<Parameter>& parameters() {
        "wgmma: how the output rows leave: through the Q buffer in 16-byte stores by every consumer thread "
        "(threads), or through an output tile of their own (block_m x d more shared memory) by one TMA store per "
        "consumer warpgroup that completes under the next tile, the Q buffer freed after the last Q.K^T (tma)"},
+      {"rescale",
+       {0, 1},
+       {"every", "lazy"},
+       "wgmma: when the output accumulated so far is rescaled: every time a row's max rises (every), or only "
+       "when a block's max passes the row's softmax reference by a factor of 2^8 (lazy: the probabilities stay "
+       "below 256, and the rescales nearly all go)"},
   };
   return params;
 }
@@ -142,7 +149,8 @@ Config default_config() {
                  {"producer_regs", 0},
                  {"scheduler", kGridScheduler},
                  {"q_buffers", 1},
-                 {"o_store", 0}});
+                 {"o_store", 0},
+                 {"rescale", 0}});
 }
 
 namespace {

@@ -173,9 +173,9 @@ struct MmaMainloop {
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt) {
       float correction[2];
-      online_softmax<kMasked, Cfg::kCausal>(s[mt], row_max[mt], row_sum[mt], correction, scale_log2, w,
-                                            row_warp * kWarpRows + mt * 16 + (lane >> 2),
-                                            n0 + key_warp * kWarpKeys, p.skv, lane);
+      online_softmax<kMasked, Cfg::kCausal, false>(s[mt], row_max[mt], row_sum[mt], correction, scale_log2, w,
+                                                   row_warp * kWarpRows + mt * 16 + (lane >> 2),
+                                                   n0 + key_warp * kWarpKeys, p.skv, lane);
       rescale_output(o[mt], correction);
     }
     if constexpr (Cfg::kFullBarrier) __syncthreads();

@@ -69,6 +69,9 @@ struct WgmmaConfig {
   // warpgroup's 64 rows, issued by one thread, completing while the next tile runs), so the Q buffer is free
   // once the tile's last Q.K^T is done. threads: through the Q buffer, in 16-byte stores by every thread.
   static constexpr bool kTmaStore = Tunables::o_store == 1;
+  // rescale=lazy: a row's softmax reference moves only when a block's max passes it by 2^8 (softmax.cuh's
+  // raise_max), so the output is rarely rescaled; every: it follows the running max.
+  static constexpr bool kLazyRescale = Tunables::rescale == 1;
   using Tile = WorkTile<kPack, kSplits>;
   using Tiles = LinearTiles<kBlockM, kBlockN, kCausal, kPack, kSplits>;
 
@@ -308,8 +311,9 @@ struct WgmmaMainloop {
   template <bool kMasked>
   __device__ __forceinline__ void softmax(float (&s)[kNTiles][4], float (&correction)[2], int block,
                                           const Tile& w, const AttentionParams& p) {
-    online_softmax<kMasked, Cfg::kCausal>(s, row_max, row_sum, correction, p.softmax_scale * kLog2e, w,
-                                          local_row, block * kBlockN, p.skv, lane);
+    online_softmax<kMasked, Cfg::kCausal, Cfg::kLazyRescale>(s, row_max, row_sum, correction,
+                                                              p.softmax_scale * kLog2e, w, local_row,
+                                                              block * kBlockN, p.skv, lane);
   }
   __device__ __forceinline__ void softmax_any(float (&s)[kNTiles][4], float (&correction)[2], int block,
                                               int unmasked, const Tile& w, const AttentionParams& p) {
@@ -364,7 +368,7 @@ struct WgmmaMainloop {
         sm90::mbarrier_wait(&k_full[stage], ((ring + j) / kStages) & 1);
         turn_begin();
         issue_scores(s, stage, buffer);  // S(j), while P(j-1) is still held in pa
-        rescale_output(o, correction);
+        if (j > 1) rescale_output(o, correction);  // before P(0).V(0), O is still zero
         sm90::mbarrier_wait(&v_full[previous], ((ring + j - 1) / kStages) & 1);
         issue_pv(pa, previous);
         turn_end(false);
@@ -380,7 +384,7 @@ struct WgmmaMainloop {
         to_a(pa, s);
       }
       const int last = (ring + n_blocks - 1) % kStages;
-      rescale_output(o, correction);
+      if (n_blocks > 1) rescale_output(o, correction);
       sm90::mbarrier_wait(&v_full[last], ((ring + n_blocks - 1) / kStages) & 1);
       turn_begin();
       issue_pv(pa, last);
@@ -402,7 +406,7 @@ struct WgmmaMainloop {
         release(k_empty, stage);
         q_read(buffer, j == n_blocks - 1);
         softmax_any(s, correction, w.begin + j, unmasked, w, p);
-        rescale_output(o, correction);
+        if (j > 0) rescale_output(o, correction);  // block 0's correction meets an O that is still zero
         to_a(pa, s);
         sm90::mbarrier_wait(&v_full[stage], parity);
         turn_begin();

@@ -13,26 +13,44 @@ namespace evotune_attention {
 // for what was accumulated before (`correction`) are returned. A row that has seen only masked keys keeps
 // max -inf; its reference is 0 instead, so exp2 gives 0 rather than NaN (-inf - -inf). Every mainloop's
 // softmax goes through here (the scalar one too, with its own register layout).
+// kLazy: `row_max` is the row's reference, not its max: it moves only when a block's max exceeds it by more
+// than a margin of 8 (log2 units), so the probabilities stay below 2^8 = 256 (exact in fp32, fp16 and bf16
+// alike: the softmax is the same for any reference) and the output is rescaled only then, not each time
+// the max creeps up (with random scores, nearly every block of a short tile; FlashAttention-4 does the same
+// on Blackwell). The LSE and the split merges read the reference, which is what the sums are relative to.
+// (The margin is a literal: a namespace-scope constant is emitted into the CUBIN under a symbol NVRTC names
+// per process, and an exported CUBIN must be the same bytes from every compile.)
 struct MaxUpdate {
   float reference, correction;
 };
+template <bool kLazy = false>
 __device__ __forceinline__ MaxUpdate raise_max(float& row_max, float block_max, float scale_log2) {
-  const float new_max = fmaxf(row_max, block_max);
-  const float reference = new_max == -CUDART_INF_F ? 0.0f : new_max * scale_log2;
-  const MaxUpdate update{reference, exp2f(row_max * scale_log2 - reference)};
-  row_max = new_max;
-  return update;
+  if constexpr (kLazy) {
+    // -inf + margin is -inf: a row's first block with a visible key always sets the reference.
+    const bool raise = block_max * scale_log2 > fmaf(row_max, scale_log2, 8.0f);
+    const float new_max = raise ? block_max : row_max;
+    const float reference = new_max == -CUDART_INF_F ? 0.0f : new_max * scale_log2;
+    const MaxUpdate update{reference, raise ? exp2f(row_max * scale_log2 - reference) : 1.0f};
+    row_max = new_max;
+    return update;
+  } else {
+    const float new_max = fmaxf(row_max, block_max);
+    const float reference = new_max == -CUDART_INF_F ? 0.0f : new_max * scale_log2;
+    const MaxUpdate update{reference, exp2f(row_max * scale_log2 - reference)};
+    row_max = new_max;
+    return update;
+  }
 }
 
 // One K/V block's update of the running softmax of the thread's two rows: masks (kMasked: keys past skv,
 // and with kCausal keys right of the diagonal, get -inf), raises the running max, turns the scores `s`
 // into probabilities exp(scale * (s - max)) in place, adds them to the running sums, and returns in
 // `correction` the factor each row's output accumulated so far must be multiplied by (exactly 1 once the
-// max has settled). The max is kept on the raw scores (the scale is positive, so it commutes with the max);
+// max has settled, and with kLazyRescale while it stays within the margin of the reference). The max is kept on the raw scores (the scale is positive, so it commutes with the max);
 // one FFMA per element then forms scale*log2(e)*(s - max) for exp2. Reductions run as a tree of four
 // partial results: a serial chain over a row's values is latency the tensor pipe waits through.
 //   local_row: the tile row of x[.][0] (row r); first_key: the key of column 0 of tile 0.
-template <bool kMasked, bool kCausal, int kNTiles, class Tile>
+template <bool kMasked, bool kCausal, bool kLazyRescale, int kNTiles, class Tile>
 __device__ __forceinline__ void online_softmax(float (&s)[kNTiles][4], float (&row_max)[2], float (&row_sum)[2],
                                                float (&correction)[2], float scale_log2, const Tile& w,
                                                int local_row, int first_key, int skv, int lane) {
@@ -62,7 +80,7 @@ __device__ __forceinline__ void online_softmax(float (&s)[kNTiles][4], float (&r
     float block_max = fmaxf(fmaxf(partial_max[0], partial_max[1]), fmaxf(partial_max[2], partial_max[3]));
     block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 1));
     block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 2));
-    const MaxUpdate update = raise_max(row_max[h], block_max, scale_log2);
+    const MaxUpdate update = raise_max<kLazyRescale>(row_max[h], block_max, scale_log2);
     const float reference = update.reference;
     correction[h] = update.correction;
     float partial_sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
