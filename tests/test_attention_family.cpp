@@ -315,6 +315,9 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
       EXPECT_EQ(invalid_reason(c, p, limits), std::nullopt) << target << " " << text << ": " << format(c);
       EXPECT_EQ(excluded_by_default(c, p, limits), std::nullopt)
           << target << " " << text << ": " << format(c);
+      // Every wgmma default keeps the softmax reference until a block's max passes it (rescale=lazy); the
+      // cp.async mainloops do not have the tunable.
+      EXPECT_EQ(c.at("rescale"), c.at("mma") == kWgmma ? 1 : 0) << target << " " << text;
     }
   }
 }

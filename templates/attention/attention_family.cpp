@@ -182,6 +182,13 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
   c.set("splits", 1);
   c.set("combine", kCombineKernel);
   c.set("pack_gqa", 0);
+  // The softmax reference moves only past a margin (rescale=lazy), for every shape the rules below give. On
+  // the H100, three interleaved rounds each, median us with it / without (probe/call33): d=128 b4 hq16 s4096
+  // 810.8 / 826.7, causal 455.6 / 468.4, b1 hq32 hkv8 causal 236.5 / 243.3, b2 hq32 hkv4 s8192 causal 1615.0
+  // / 1700.4; d=64 b8 hq16 s2048 294.0 / 297.6, causal b4 hq32 hkv8 s2048 188.0 / 193.1, b2 hq24 s1536 54.4 /
+  // 55.9, b16 hq16 s1024 108.6 / 110.4, b8 hq16 s768 54.6 / 55.7; level at 256 and 512 keys (b32 hq8 s256
+  // causal 14.7 / 14.7, b1 hq8 s512 7.0 / 7.1) except b64 hq8 s256, 33.8 / 33.5.
+  c.set("rescale", 1);
   c = conform(c);
   // d=64: 192-row tiles, unless 128-row ones fill the waves of one CTA per SM clearly better (a short
   // problem whose 192-row grid leaves a last wave mostly empty). b3 hq12 s777 d64: 180 CTAs of 192 rows
