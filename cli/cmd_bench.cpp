@@ -94,11 +94,15 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
   // Everything the user typed is checked before any GPU is touched.
   attention::Problem problem = attention::Problem::parse(opt.problem);
   const bool heuristic = opt.config.empty();
-  Config config = attention::parse_config(opt.config);
+  const bool from_default = attention::names_the_default(opt.config);
+  Config config = attention::parse_config(from_default ? std::string_view() : std::string_view(opt.config));
+  // "default,NAME=VALUE,...": its assignments are checked here too (names and values read the same over any
+  // base config).
+  if (from_default && opt.config.size() > 8) attention::parse_config(std::string_view(opt.config).substr(8));
 
   runtime::DeviceProperties props = runtime::query_device(opt.device);
-  // Without --config: the problem-aware default for this problem on this device.
-  if (heuristic) config = attention::heuristic_config(problem, DeviceLimits::from(props));
+  // Without --config, or with "default[,...]": the problem-aware default for this problem on this device.
+  if (from_default) config = attention::parse_config_for(opt.config, problem, DeviceLimits::from(props));
   runtime::DeviceContext context(opt.device);
   runtime::Target target = runtime::Target::parse(props.native_target());
   CompilerStack stack(globals);
@@ -185,7 +189,7 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
         {"problem", problem.to_string()},
         {"config", attention::format(config)},
         {"config_hash", config.hash()},
-        {"config_source", heuristic ? "heuristic" : "given"},
+        {"config_source", heuristic || opt.config == "default" ? "heuristic" : from_default ? "heuristic, changed" : "given"},
         {"splits", kernel.plan().splits},
         {"device", props.name},
         {"target", target.name()},
@@ -225,7 +229,9 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
   if (!opt.json) {
     fmt::print("problem    {}\n", problem.to_string());
     fmt::print("config     {}{}\n", attention::format(config),
-               heuristic ? " (the problem-aware default: no --config given)" : "");
+               heuristic ? " (the problem-aware default: no --config given)"
+               : from_default ? fmt::format(" (the problem-aware default, --config {})", opt.config)
+                              : std::string());
     if (kernel.plan().combine) {
       fmt::print("split-KV   {} chunks per tile ({} CTAs, then the combine), {:.1f} MiB workspace\n",
                  kernel.plan().splits, geometry.grid[0] * geometry.grid[1] * geometry.grid[2],
@@ -302,7 +308,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option(
       "--config", opt->config,
       "e.g. mma=mma_sync,block_m=128,block_n=64,warps=8 (unnamed parameters take the defaults); "
-      "without it, the problem-aware default for the problem and device (attention::heuristic_config)");
+      "without it, or as 'default', the problem-aware default for the problem and device "
+      "(attention::heuristic_config); 'default,NAME=VALUE,...' is that default with those tunables changed");
   cmd->add_option("--timer", opt->timer, "events (CUDA events), or clock64 (events plus cycles per CTA)")
       ->check(CLI::IsMember({"events", "clock64"}));
   cmd->add_option("--l2-flush", opt->l2_flush,
@@ -341,14 +348,14 @@ void add_compile_command(CLI::App& app, const GlobalOptions& globals) {
   };
   auto opt = std::make_shared<Options>();
   cmd->add_option("--problem", opt->problem, "the problem, as for bench")->required();
-  cmd->add_option("--config", opt->config, "the config, as for bench");
+  cmd->add_option("--config", opt->config,
+                  "the config, as for bench ('default[,NAME=VALUE,...]': the problem-aware default for the target)");
   cmd->add_option("--target", opt->target, "compile target, e.g. sm_80, sm_90a");
   cmd->add_option("--cubin-out", opt->cubin_out, "write the CUBIN here (for cuobjdump -sass / nvdisasm)");
   cmd->callback([opt, &globals] {
     attention::Problem problem = attention::Problem::parse(opt->problem);
-    Config config = attention::parse_config(opt->config);
     runtime::Target target = compile_target(opt->target);
-    if (opt->config.empty()) config = attention::heuristic_config(problem, DeviceLimits::for_target(target));
+    const Config config = attention::parse_config_for(opt->config, problem, DeviceLimits::for_target(target));
     CompilerStack stack(globals);
     const runtime::Preparation p =
         attention::prepare(config, problem, DeviceLimits::for_target(target), target, stack.compiler());

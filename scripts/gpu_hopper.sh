@@ -9,7 +9,7 @@
 #   probe        `evotune bench` of each config in $HOPPER_CONFIGS (';'-separated; default: the
 #                problem-aware default and five wgmma configs) on each problem, in $BENCH_ROUNDS rounds
 #                (default 2) -> probe.jsonl. "default" is the problem-aware default; "default,NAME=VALUE,..."
-#                is that default with those tunables changed
+#                is that default with those tunables changed (bench reads it)
 #   sdpa         PyTorch SDPA, flash and cuDNN backends, the same problems, timed the way evotune times
 #                (scripts/compare_sdpa.py) -> sdpa.csv
 #   search       `evotune search` per problem, budget $HOPPER_BUDGET (default 32), fresh cubin cache each
@@ -39,24 +39,6 @@ IFS=';' read -ra configs <<<"${HOPPER_CONFIGS:-default;$w,block_m=128,block_n=12
 # A kernel that deadlocks must not take the call with it.
 bench_with_time_limit() { timeout 120 "$build/cli/evotune" "$@"; }
 
-# "default,NAME=VALUE,...": the problem-aware default for sm_90a (as `evotune compile` prints it) with
-# those tunables changed; any other config is returned as written.
-declare -A resolved_configs
-resolve_config() {
-  local p=$1 c=$2
-  if [[ $c != default,* ]]; then echo "$c"; return; fi
-  if [[ -z ${resolved_configs["$p|$c"]:-} ]]; then
-    local base override
-    base=$("$build/cli/evotune" compile --problem "$p" --target sm_90a | grep '^mma=') || return 1
-    IFS=',' read -ra overrides <<<"${c#default,}"
-    for override in "${overrides[@]}"; do
-      base=$(sed -E "s/(^|,)${override%%=*}=[^,]*/\1${override}/" <<<"$base")
-    done
-    resolved_configs["$p|$c"]=$base
-  fi
-  echo "${resolved_configs["$p|$c"]}"
-}
-
 status=0
 for s in "${steps[@]}"; do
   start=$SECONDS
@@ -73,7 +55,7 @@ for s in "${steps[@]}"; do
         for p in "${problems[@]}"; do
           for c in "${configs[@]}"; do
             args=(--problem "$p" --no-baseline --reps 30)
-            [[ $c == default ]] || args+=(--config "$(resolve_config "$p" "$c")")
+            [[ $c == default ]] || args+=(--config "$c")
             evotune=bench_with_time_limit bench_record "$out/probe.jsonl" round="$round" which="$c" -- "${args[@]}" \
               2>>"$out/probe_stderr.txt" || { status=1; echo "bench failed: $p | $c"; }
           done

@@ -78,6 +78,26 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
             "producer_regs=none,scheduler=grid,q_buffers=1,o_store=threads,rescale=every");
   EXPECT_EQ(parse_config(format(c)), c);
   EXPECT_EQ(Config::from_key(c.key()), c);
+  // "default[,...]" for one problem and device: the problem-aware default, then the named changes, and
+  // what those fix (192 rows of wgmma: 16 warps).
+  const Problem d64 = Problem::parse("b=8,hq=16,sq=2048,d=64,causal=1");
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  const Config base = heuristic_config(d64, h100);
+  EXPECT_EQ(parse_config_for("", d64, h100), base);
+  EXPECT_EQ(parse_config_for("default", d64, h100), base);
+  EXPECT_EQ(parse_config_for("default,", d64, h100), base);
+  Config every = base;
+  every.set("rescale", 0);
+  EXPECT_EQ(parse_config_for("default,rescale=every", d64, h100), every);
+  const Config tall = parse_config_for("default,block_m=192", d64, h100);
+  EXPECT_EQ(tall.at("block_m"), 192);
+  EXPECT_EQ(tall.at("warps"), 16);
+  EXPECT_EQ(tall.at("block_n"), base.at("block_n"));
+  EXPECT_EQ(parse_config_for("block_m=64", d64, h100), parse_config("block_m=64"));  // not the default
+  EXPECT_THROW(parse_config_for("default,bogus=1", d64, h100), UsageError);
+  EXPECT_FALSE(names_the_default("defaults"));
+  EXPECT_FALSE(names_the_default("block_m=64,default"));
+  EXPECT_TRUE(names_the_default("default,stages=3"));
   EXPECT_THROW(Config::from_key("block_m=big"), UsageError);
   EXPECT_EQ(c.hash().size(), 16u);
   EXPECT_NE(c.hash(), default_config().hash());

@@ -79,6 +79,26 @@ TEST(Cli, CacheCommandsUseTheGivenDirectory) {
   EXPECT_EQ(run(cache + " cache clear").exit_code, 0);
 }
 
+// `compile` without a GPU: the problem-aware default for the target, alone or with tunables changed
+// ("default,NAME=VALUE"); a bad assignment after "default," is a usage error.
+TEST(Cli, CompileTakesTheDefaultWithChanges) {
+  const std::string problem = "--problem b=4,hq=16,sq=4096,d=128 --target sm_90a";
+  CliRun plain = run("--no-cache compile " + problem);
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_NE(plain.output.find("mma=wgmma,"), std::string::npos) << plain.output;
+  EXPECT_NE(plain.output.find(",rescale=lazy\n"), std::string::npos) << plain.output;
+  CliRun named = run("--no-cache compile " + problem + " --config default");
+  ASSERT_EQ(named.exit_code, 0) << named.output;
+  EXPECT_EQ(named.output.substr(0, named.output.find('\n')), plain.output.substr(0, plain.output.find('\n')));
+  CliRun changed = run("--no-cache compile " + problem + " --config default,rescale=every");
+  ASSERT_EQ(changed.exit_code, 0) << changed.output;
+  std::string expected = plain.output.substr(0, plain.output.find('\n'));
+  expected.replace(expected.find("rescale=lazy"), 12, "rescale=every");
+  EXPECT_EQ(changed.output.substr(0, changed.output.find('\n')), expected);
+  EXPECT_EQ(run("compile " + problem + " --config default,rescale=sometimes").exit_code, 2);
+  EXPECT_EQ(run("compile " + problem + " --config default,bogus=1").exit_code, 2);
+}
+
 TEST(Cli, CompileBenchMeasuresColdAndCached) {
   CliRun r = run("compile-bench --count 4 --threads 2 --target sm_80 --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;

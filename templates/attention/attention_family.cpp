@@ -378,10 +378,13 @@ Config conform(const Config& config) {
   return c;
 }
 
-Config parse_config(std::string_view text) {
-  Config c = evotune::parse_config(text, parameters(), default_config());
-  // Tunables the text does not name take what the named ones fix (conform: "mma=wgmma,block_m=128" means
-  // warps=12); a named value is kept as written, and the rules say so if it contradicts.
+namespace {
+
+// `text`'s assignments over `base`; the tunables it does not name take what the named ones fix (conform:
+// "mma=wgmma,block_m=128" means warps=12); a named value is kept as written, and the rules say so if it
+// contradicts.
+Config parse_over(std::string_view text, const Config& base) {
+  Config c = evotune::parse_config(text, parameters(), base);
   const Config conformed = conform(c);
   if (conformed == c) return c;
   std::vector<std::string> named;
@@ -390,6 +393,24 @@ Config parse_config(std::string_view text) {
     if (std::find(named.begin(), named.end(), name) == named.end()) c.set(name, value);
   }
   return c;
+}
+
+constexpr std::string_view kDefaultWord = "default";
+
+}  // namespace
+
+Config parse_config(std::string_view text) { return parse_over(text, default_config()); }
+
+bool names_the_default(std::string_view text) {
+  return text.empty() || text == kDefaultWord ||
+         (text.size() > kDefaultWord.size() && text.substr(0, kDefaultWord.size() + 1) == "default,");
+}
+
+Config parse_config_for(std::string_view text, const Problem& problem, const DeviceLimits& limits) {
+  if (!names_the_default(text)) return parse_config(text);
+  const Config base = heuristic_config(problem, limits);
+  if (text.size() <= kDefaultWord.size()) return base;
+  return parse_over(text.substr(kDefaultWord.size() + 1), base);
 }
 
 std::string format(const Config& config) { return format_config(config, parameters()); }

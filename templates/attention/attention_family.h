@@ -39,6 +39,12 @@ Config heuristic_config(const Problem& problem, const DeviceLimits& limits);
 // Parses "name=value,..."; tunables not named take the default config's value, or the value the named ones
 // fix (conform), so "mma=wgmma,block_m=128" is the 12-warp kernel with the cp.async tunables at rest.
 Config parse_config(std::string_view text);
+// A config text for one problem on one device: as parse_config, except that "default" (alone or first:
+// "default,rescale=every,stages=3") stands for heuristic_config(problem, limits), the tunables named after
+// it changed (and what those fix, as parse_config does); "" is the default too.
+Config parse_config_for(std::string_view text, const Problem& problem, const DeviceLimits& limits);
+// Whether a config text starts from the problem-aware default ("", "default" or "default,...").
+bool names_the_default(std::string_view text);
 // The tunables a config's other choices fix, set: for mma=wgmma, warps from block_m (4 per consumer
 // warpgroup of 64 rows, plus the producer's 4) and the cp.async mainloops' tunables (barrier, smem_layout,
 // vec_bytes, q_frags, min_ctas, qk_split, kv_warps) at their defaults; for the other mainloops, wgmma's
