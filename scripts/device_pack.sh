@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Copies what the GPU machine needs from a release build into build-device/ (ignored by git, ~10 MB), in
-# the build tree's layout, for the device tool's `carry`:
+# Copies what the GPU machine needs from a release build into build-device/ (ignored by git, ~17 MB), in
+# the build tree's layout, and packs that into build-pack/build-device.tar.xz (~3 MB), for the device tool's
+# `carry`:
 #   scripts/device_pack.sh [BUILD_DIR]
+# The device tool carries at most 64 MiB with the working tree, whose tracked files (evidence databases
+# above all) passed 50 MiB, so the archive is what travels: carry ["build-pack"] and start the command with
+#   tar xJf build-pack/build-device.tar.xz &&
 # There: LD_LIBRARY_PATH=/usr/local/cuda/lib64 build-device/cli/evotune ...; the tests find the checkout
 # through EVOTUNE_SOURCE_DIR and the binary beside them.
 set -euo pipefail
@@ -14,4 +18,6 @@ cp "$build/tests/evotune_tests" build-device/tests/
 cp "$build/examples/tuned_attention_example" "$build/examples/tuned_attention_header.txt" build-device/examples/
 cp "$build/runtime/libevotune_capi.so" build-device/runtime/
 cp "$build/source_commit.txt" build-device/
-du -sh build-device
+mkdir -p build-pack
+tar cJf build-pack/build-device.tar.xz build-device
+du -sh build-device build-pack/build-device.tar.xz
