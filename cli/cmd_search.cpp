@@ -483,7 +483,8 @@ std::vector<Confirmed> confirm_top(evidence::Store& store, std::int64_t run_id, 
   std::vector<const evidence::TrialRecord*> sent;
   for (const evidence::TrialRecord& t : top) {
     // Prepared in this search, or (a resumed run) prepared now from the cache.
-    const auto p = ahead.wait(Config::from_key(t.config_key));
+    // (A trial recorded before a tunable existed ran it at its default value.)
+    const auto p = ahead.wait(attention::complete_recorded(Config::from_key(t.config_key)));
     const runtime::PreparedKernel* kernel = runtime::prepared(*p);
     if (kernel == nullptr) continue;
     request.kernels.push_back({t.config_key, kernel->cache_key, kernel->kernel_name, std::nullopt});
@@ -570,7 +571,10 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
       settings.seeds.push_back(s.config.key());
     }
   }
-  auto strategy = search::make_strategy(settings.strategy, space, settings.seed, configs_from_keys(settings.seeds),
+  // Seeds stored by a run recorded before a tunable existed ran it at its default value.
+  std::vector<Config> seeds = configs_from_keys(settings.seeds);
+  for (Config& seed : seeds) seed = attention::complete_recorded(seed);
+  auto strategy = search::make_strategy(settings.strategy, space, settings.seed, seeds,
                                         search::parse_evo_options(settings.evo));
   std::string devices;
   for (int d : ordinals) devices += (devices.empty() ? "" : ",") + std::to_string(d);

@@ -30,19 +30,9 @@ std::vector<HistoricalSeed> attention_historical_seeds(const evidence::Store& st
       continue;  // a problem this version no longer reads: not a seed
     }
     HistoricalSeed s;
-    s.config = Config::from_key(r.best.config_key);
-    // A run recorded before a tunable existed ran it at its default value (unsplit, unpacked); a config
-    // naming a tunable this family does not have is another family's or version's, and stays invalid.
-    const auto& known = attention::parameters();
-    const bool only_known =
-        std::all_of(s.config.entries().begin(), s.config.entries().end(), [&](const auto& e) {
-          return std::any_of(known.begin(), known.end(),
-                             [&](const Parameter& p) { return p.name == e.first; });
-        });
-    for (const Parameter& param : known) {
-      if (only_known && !s.config.has(param.name))
-        s.config.set(param.name, attention::default_config().at(param.name));
-    }
+    // A run recorded before a tunable existed ran it at its default value; a config naming a tunable this
+    // family does not have stays invalid.
+    s.config = attention::complete_recorded(Config::from_key(r.best.config_key));
     s.run_id = r.run_id;
     s.problem = r.problem;
     s.device = r.device;

@@ -95,6 +95,21 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
   EXPECT_EQ(tall.at("block_n"), base.at("block_n"));
   EXPECT_EQ(parse_config_for("block_m=64", d64, h100), parse_config("block_m=64"));  // not the default
   EXPECT_THROW(parse_config_for("default,bogus=1", d64, h100), UsageError);
+  // A config key recorded before `o_store` and `rescale` existed: filled in at the defaults it ran with; a
+  // key naming a tunable this family does not have is left as read, and the rules refuse it.
+  Config old_key = Config::from_key(every.key());
+  Config recorded;
+  for (const auto& [name, value] : old_key.entries()) {
+    if (name != "o_store" && name != "rescale") recorded.set(name, value);
+  }
+  ASSERT_FALSE(recorded.has("rescale"));
+  EXPECT_NE(invalid_reason(recorded, d64, h100), std::nullopt);
+  Config ran = every;
+  ran.set("o_store", 0);
+  EXPECT_EQ(complete_recorded(recorded), ran);
+  Config foreign = recorded;
+  foreign.set("bogus", 1);
+  EXPECT_EQ(complete_recorded(foreign), foreign);
   EXPECT_FALSE(names_the_default("defaults"));
   EXPECT_FALSE(names_the_default("block_m=64,default"));
   EXPECT_TRUE(names_the_default("default,stages=3"));

@@ -413,6 +413,20 @@ Config parse_config_for(std::string_view text, const Problem& problem, const Dev
   return parse_over(text.substr(kDefaultWord.size() + 1), base);
 }
 
+Config complete_recorded(const Config& recorded) {
+  const std::vector<Parameter>& known = parameters();
+  const bool only_known = std::all_of(recorded.entries().begin(), recorded.entries().end(), [&](const auto& e) {
+    return std::any_of(known.begin(), known.end(), [&](const Parameter& p) { return p.name == e.first; });
+  });
+  if (!only_known) return recorded;
+  Config c = recorded;
+  const Config defaults = default_config();
+  for (const Parameter& param : known) {
+    if (!c.has(param.name)) c.set(param.name, defaults.at(param.name));
+  }
+  return c;
+}
+
 std::string format(const Config& config) { return format_config(config, parameters()); }
 
 int threads(const Config& c) { return c.at("warps") * 32; }

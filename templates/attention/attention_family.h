@@ -45,6 +45,11 @@ Config parse_config(std::string_view text);
 Config parse_config_for(std::string_view text, const Problem& problem, const DeviceLimits& limits);
 // Whether a config text starts from the problem-aware default ("", "default" or "default,...").
 bool names_the_default(std::string_view text);
+// A config read back from a database (Config::from_key): a run recorded before a tunable existed ran it at
+// its default value (default_config's: unsplit, unpacked, rescale=every), so the missing ones are filled in;
+// a config naming a tunable this family does not have is another family's or version's, and is returned
+// as read (the rules refuse it).
+Config complete_recorded(const Config& recorded);
 // The tunables a config's other choices fix, set: for mma=wgmma, warps from block_m (4 per consumer
 // warpgroup of 64 rows, plus the producer's 4) and the cp.async mainloops' tunables (barrier, smem_layout,
 // vec_bytes, q_frags, min_ctas, qk_split, kv_warps) at their defaults; for the other mainloops, wgmma's
