@@ -94,11 +94,11 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
   // Everything the user typed is checked before any GPU is touched.
   attention::Problem problem = attention::Problem::parse(opt.problem);
   const bool heuristic = opt.config.empty();
-  const bool from_default = attention::names_the_default(opt.config);
-  Config config = attention::parse_config(from_default ? std::string_view() : std::string_view(opt.config));
+  const std::optional<std::string_view> default_changes = attention::default_changes(opt.config);
+  const bool from_default = default_changes.has_value();
   // "default,NAME=VALUE,...": its assignments are checked here too (names and values read the same over any
   // base config).
-  if (from_default && opt.config.size() > 8) attention::parse_config(std::string_view(opt.config).substr(8));
+  Config config = attention::parse_config(default_changes.value_or(opt.config));
 
   runtime::DeviceProperties props = runtime::query_device(opt.device);
   // Without --config, or with "default[,...]": the problem-aware default for this problem on this device.

@@ -110,9 +110,10 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
   Config foreign = recorded;
   foreign.set("bogus", 1);
   EXPECT_EQ(complete_recorded(foreign), foreign);
-  EXPECT_FALSE(names_the_default("defaults"));
-  EXPECT_FALSE(names_the_default("block_m=64,default"));
-  EXPECT_TRUE(names_the_default("default,stages=3"));
+  EXPECT_EQ(default_changes("defaults"), std::nullopt);
+  EXPECT_EQ(default_changes("block_m=64,default"), std::nullopt);
+  EXPECT_EQ(default_changes("default,stages=3"), std::optional<std::string_view>("stages=3"));
+  EXPECT_EQ(default_changes("default"), std::optional<std::string_view>(""));
   EXPECT_THROW(Config::from_key("block_m=big"), UsageError);
   EXPECT_EQ(c.hash().size(), 16u);
   EXPECT_NE(c.hash(), default_config().hash());

@@ -401,16 +401,18 @@ constexpr std::string_view kDefaultWord = "default";
 
 Config parse_config(std::string_view text) { return parse_over(text, default_config()); }
 
-bool names_the_default(std::string_view text) {
-  return text.empty() || text == kDefaultWord ||
-         (text.size() > kDefaultWord.size() && text.substr(0, kDefaultWord.size() + 1) == "default,");
+std::optional<std::string_view> default_changes(std::string_view text) {
+  if (text.empty() || text == kDefaultWord) return std::string_view();
+  if (text.size() > kDefaultWord.size() && text.substr(0, kDefaultWord.size()) == kDefaultWord &&
+      text[kDefaultWord.size()] == ',') {
+    return text.substr(kDefaultWord.size() + 1);
+  }
+  return std::nullopt;
 }
 
 Config parse_config_for(std::string_view text, const Problem& problem, const DeviceLimits& limits) {
-  if (!names_the_default(text)) return parse_config(text);
-  const Config base = heuristic_config(problem, limits);
-  if (text.size() <= kDefaultWord.size()) return base;
-  return parse_over(text.substr(kDefaultWord.size() + 1), base);
+  const std::optional<std::string_view> changes = default_changes(text);
+  return changes ? parse_over(*changes, heuristic_config(problem, limits)) : parse_config(text);
 }
 
 Config complete_recorded(const Config& recorded) {

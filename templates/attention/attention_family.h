@@ -43,8 +43,9 @@ Config parse_config(std::string_view text);
 // "default,rescale=every,stages=3") stands for heuristic_config(problem, limits), the tunables named after
 // it changed (and what those fix, as parse_config does); "" is the default too.
 Config parse_config_for(std::string_view text, const Problem& problem, const DeviceLimits& limits);
-// Whether a config text starts from the problem-aware default ("", "default" or "default,...").
-bool names_the_default(std::string_view text);
+// When a config text starts from the problem-aware default ("", "default" or "default,..."), the
+// assignments that change it ("" for none); otherwise nullopt.
+std::optional<std::string_view> default_changes(std::string_view text);
 // A config read back from a database (Config::from_key): a run recorded before a tunable existed ran it at
 // its default value (default_config's: unsplit, unpacked, rescale=every), so the missing ones are filled in;
 // a config naming a tunable this family does not have is another family's or version's, and is returned
