@@ -238,8 +238,8 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     if (p.causal) c.set("pingpong", 0);
     c = conform(c);
   }
-  if (p.d == 64 && p.skv <= (p.causal ? 1024 : 768)) {
-    // Short K/V ranges at d=64 (at most eight 128-key blocks per causal tile, six otherwise): each tile is
+  if (p.d == 64 && p.skv <= (p.causal ? 1536 : 768)) {
+    // Short K/V ranges at d=64 (at most twelve 128-key blocks per causal tile, six otherwise): each tile is
     // mostly its prologue (Q, the first K/V) and epilogue, which a 128-row tile's two consumer warpgroups pay
     // together and wait out together. Four CTAs per SM of one consumer warpgroup each (64-row tiles, 64-key
     // blocks, the producer's registers moved to the consumer, no overlap: 104 registers at four CTAs) run
@@ -250,9 +250,15 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     // hkv8 s1024 causal 59.5 / 63.8 / - / 60.3, b2 hq16 s1000 causal 24.1 / 26.5 / - / 26.1, b16 hq8 s512
     // non-causal 29.8 / - / 33.8 / 28.4, b8 hq16 s768 non-causal 55.2 / - / 55.5 / 51.7; the same with the
     // dynamic scheduler 1.5-7% slower on all five. The 96-trial searches of four shorter causal shapes
-    // (heldout_427d016: s384 to s768) all picked this grid config too. At s1536 and s2048 causal (call25) the
-    // 128-row tile stays ahead (54.5 against 56.4 us; 189.8 against 191.4), as does s2048 non-causal
-    // (call23: 294.6 against 347.3). Non-causal tiles of at most 256 keys take the dynamic scheduler: on b64
+    // (heldout_427d016: s384 to s768) all picked this grid config too. The causal bound moved from 1024 to
+    // 1536 keys once lazy rescaling (call33) had made both configs faster: this config / the 128-row dynamic
+    // default / cuDNN, two rounds (probe/call38): b2 hq24 s1536 52.9 / 53.7 / 52.5, b8 hq16 s1536 bf16
+    // 113.1 / 116.6 / 114.5. At 2048 keys neither wins on both shapes (b4 hq32 hkv8 181.0 / 185.8 / 181.7,
+    // b2 hq16 62.2 / 60.5 / 59.4) and beyond the 128-row tile is ahead (b1 hq32 s3072 116.9 / 111.5 / 112.3,
+    // b2 hq16 s4096 bf16 185.7 / 179.2 / 180.7). Non-causal: b8 hq16 s1024 bf16 89.0 against the 192-row
+    // default's 94.8 (cuDNN 85.1), b4 hq16 s1536 98.9 against 89.3 (cuDNN 92.6): one shape at 1024 keys does
+    // not move the non-causal bound; s2048 non-causal (call23: 347.3 against 294.6). Non-causal tiles of at
+    // most 256 keys take the dynamic scheduler: on b64
     // hq8 s256 33.4 us against the grid's 36.7 (probe/call28, three rounds; cuDNN 32.1), while from 384 keys
     // the grid stays ahead (59.5 against 60.4, s512 30.0 against 31.3, s640 58.3 against 59.7, s768 55.2
     // against 58.5). Causal tiles of 256 keys kept the grid's lead (b32 hq8 s256: 14.9 against 15.3).
