@@ -299,7 +299,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   }
   // d=64 on sm_90: 192-row wgmma tiles, or 128-row ones where those fill the waves clearly better.
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=2048,d=64,dtype=bf16"), h100).at("block_m"), 192);
-  EXPECT_EQ(heuristic_config(Problem::parse("b=3,hq=12,sq=777,d=64,dtype=bf16"), h100).at("block_m"), 128);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=12,sq=1100,d=64,dtype=bf16"), h100).at("block_m"), 128);
   // Causal beyond 1536 keys at d=64, or d=128: one CTA per SM, dynamic, the rows out by TMA store, no
   // pingpong (two Q buffers at d=128, one at d=64); d64 non-causal keeps pingpong and the threads' stores,
   // as does a grid that leaves SMs idle.
@@ -313,12 +313,13 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(c.at("o_store"), 1) << text;
     EXPECT_EQ(c.at("pingpong"), 0) << text;
   }
-  // d=64 with at most 1536 keys causal, 768 not, and enough tiles: four CTAs per SM of one consumer
+  // d=64 with at most 1536 keys causal, 1024 not, and enough tiles: four CTAs per SM of one consumer
   // warpgroup each (a grid; dynamic for non-causal tiles of at most 256 keys), 64x64 tiles, the producer's
-  // registers moved to the consumer; 1537 keys causal, 769 not, or too few tiles: not.
+  // registers moved to the consumer; 1537 keys causal, 1025 not, or too few tiles: not.
   for (const char* text : {"b=32,hq=8,sq=256,d=64,causal=1", "b=8,hq=16,hkv=4,sq=384,d=64,causal=1",
                            "b=64,hq=8,sq=256,d=64", "b=8,hq=16,sq=768,d=64,dtype=bf16",
-                           "b=16,hq=16,sq=1024,d=64,causal=1", "b=2,hq=24,sq=1536,d=64,causal=1"}) {
+                           "b=16,hq=16,sq=1024,d=64,causal=1", "b=2,hq=24,sq=1536,d=64,causal=1",
+                           "b=3,hq=12,sq=777,d=64,dtype=bf16", "b=4,hq=16,sq=1024,d=64"}) {
     const Problem p = Problem::parse(text);
     const Config c = heuristic_config(p, h100);
     EXPECT_EQ(c.at("block_m"), 64) << text;
@@ -330,7 +331,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(excluded_by_default(c, p, h100), std::nullopt) << text;
   }
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=1537,d=64,causal=1"), h100).at("min_ctas"), 1);
-  EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=769,d=64"), h100).at("min_ctas"), 1);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=1025,d=64"), h100).at("min_ctas"), 1);
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=8,sq=512,d=64"), h100).at("min_ctas"), 1);  // 64 tiles
   EXPECT_EQ(heuristic_config(Problem::parse("b=32,hq=8,sq=256,d=128,causal=1"), h100).at("min_ctas"), 1);
   for (const char* text : {"b=8,hq=16,sq=2048,d=64", "b=1,hq=8,sq=512,d=64,causal=1"}) {

@@ -193,8 +193,8 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
   // d=64: 192-row tiles, unless 128-row ones fill the waves of one CTA per SM clearly better (a short
   // problem whose 192-row grid leaves a last wave mostly empty). b3 hq12 s777 d64: 180 CTAs of 192 rows
   // fill 68% of two waves, 252 of 128 rows 95%; its search's winner had 128 rows, 25.3 us against the
-  // 192-row default's 31.8 (evidence/results/h100/hopper/heldout). Causal d=64 takes the rule below, which
-  // sets the whole tile.
+  // 192-row default's 31.8 (evidence/results/h100/hopper/heldout; that shape now takes the short-range rule
+  // below). Causal d=64 and short K/V ranges take the rules below, which set the whole tile.
   if (p.d == 64 && !p.causal) {
     auto wave_efficiency = [&](const Config& candidate) {
       const long long ctas = unsplit_ctas(candidate, p), waves = (ctas + limits.sm_count - 1) / limits.sm_count;
@@ -238,8 +238,8 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     if (p.causal) c.set("pingpong", 0);
     c = conform(c);
   }
-  if (p.d == 64 && p.skv <= (p.causal ? 1536 : 768)) {
-    // Short K/V ranges at d=64 (at most twelve 128-key blocks per causal tile, six otherwise): each tile is
+  if (p.d == 64 && p.skv <= (p.causal ? 1536 : 1024)) {
+    // Short K/V ranges at d=64 (at most twelve 128-key blocks per causal tile, eight otherwise): each tile is
     // mostly its prologue (Q, the first K/V) and epilogue, which a 128-row tile's two consumer warpgroups pay
     // together and wait out together. Four CTAs per SM of one consumer warpgroup each (64-row tiles, 64-key
     // blocks, the producer's registers moved to the consumer, no overlap: 104 registers at four CTAs) run
@@ -250,14 +250,16 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     // hkv8 s1024 causal 59.5 / 63.8 / - / 60.3, b2 hq16 s1000 causal 24.1 / 26.5 / - / 26.1, b16 hq8 s512
     // non-causal 29.8 / - / 33.8 / 28.4, b8 hq16 s768 non-causal 55.2 / - / 55.5 / 51.7; the same with the
     // dynamic scheduler 1.5-7% slower on all five. The 96-trial searches of four shorter causal shapes
-    // (heldout_427d016: s384 to s768) all picked this grid config too. The causal bound moved from 1024 to
-    // 1536 keys once lazy rescaling (call33) had made both configs faster: this config / the 128-row dynamic
-    // default / cuDNN, two rounds (probe/call38): b2 hq24 s1536 52.9 / 53.7 / 52.5, b8 hq16 s1536 bf16
-    // 113.1 / 116.6 / 114.5. At 2048 keys neither wins on both shapes (b4 hq32 hkv8 181.0 / 185.8 / 181.7,
-    // b2 hq16 62.2 / 60.5 / 59.4) and beyond the 128-row tile is ahead (b1 hq32 s3072 116.9 / 111.5 / 112.3,
-    // b2 hq16 s4096 bf16 185.7 / 179.2 / 180.7). Non-causal: b8 hq16 s1024 bf16 89.0 against the 192-row
-    // default's 94.8 (cuDNN 85.1), b4 hq16 s1536 98.9 against 89.3 (cuDNN 92.6): one shape at 1024 keys does
-    // not move the non-causal bound; s2048 non-causal (call23: 347.3 against 294.6). Non-causal tiles of at
+    // (heldout_427d016: s384 to s768) all picked this grid config too. The bounds moved up (causal from 1024
+    // to 1536 keys, non-causal from 768 to 1024) once lazy rescaling (call33) had made both configs faster.
+    // This config / the default of before / cuDNN, median us of two rounds (probe/call38 and, on shapes not
+    // used to choose the bounds, call39): causal b2 hq24 s1536 52.9 / 53.7 / 52.5, b8 hq16 s1536 bf16 113.1
+    // / 116.6 / 114.5, b16 hq16 s1280 154.4 / 162.6 / 157.9, b2 hq32 hkv8 s1536 bf16 64.3 / 66.0 / 64.5, b4
+    // hq8 s1152 27.9 / 29.7 / 28.3; non-causal b8 hq16 s1024 bf16 89.0 / 94.8 / 85.1, b4 hq16 s1024 48.2 /
+    // 50.4 / 46.3, b16 hq8 s896 bf16 70.1 / 73.8 / 66.6, b3 hq12 s777 bf16 24.0 / 27.3 / 26.6. Beyond them
+    // the larger tiles are ahead or level: causal s2048 b4 hq32 hkv8 181.0 / 185.8 / 181.7, b2 hq16 62.2 /
+    // 60.5 / 59.4, b1 hq32 s3072 116.9 / 111.5 / 112.3, b2 hq16 s4096 bf16 185.7 / 179.2 / 180.7;
+    // non-causal b4 hq16 s1536 98.9 / 89.3 / 92.6, s2048 (call23) 347.3 / 294.6. Non-causal tiles of at
     // most 256 keys take the dynamic scheduler: on b64
     // hq8 s256 33.4 us against the grid's 36.7 (probe/call28, three rounds; cuDNN 32.1), while from 384 keys
     // the grid stays ahead (59.5 against 60.4, s512 30.0 against 31.3, s640 58.3 against 59.7, s768 55.2
