@@ -253,7 +253,7 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     // (heldout_427d016: s384 to s768) all picked this grid config too. The bounds moved up (causal from 1024
     // to 1536 keys, non-causal from 768 to 1024) once lazy rescaling (call33) had made both configs faster.
     // This config / the default of before / cuDNN, median us of two rounds (probe/call38 and, on shapes not
-    // used to choose the bounds, call39): causal b2 hq24 s1536 52.9 / 53.7 / 52.5, b8 hq16 s1536 bf16 113.1
+    // used to choose the bounds, call42): causal b2 hq24 s1536 52.9 / 53.7 / 52.5, b8 hq16 s1536 bf16 113.1
     // / 116.6 / 114.5, b16 hq16 s1280 154.4 / 162.6 / 157.9, b2 hq32 hkv8 s1536 bf16 64.3 / 66.0 / 64.5, b4
     // hq8 s1152 27.9 / 29.7 / 28.3; non-causal b8 hq16 s1024 bf16 89.0 / 94.8 / 85.1, b4 hq16 s1024 48.2 /
     // 50.4 / 46.3, b16 hq8 s896 bf16 70.1 / 73.8 / 66.6, b3 hq12 s777 bf16 24.0 / 27.3 / 26.6. Beyond them
