@@ -249,7 +249,11 @@ struct WgmmaMainloop {
   // The thread's warpgroup, lane and rows, from its index.
   __device__ __forceinline__ void locate_thread() {
     const int thread = sm90::thread_index();
-    consumer = thread / 128 - 1;
+    // With one consumer warpgroup its index is a constant, and what is built from it (Q's descriptor) stays
+    // in uniform registers: from the thread index, each wgmma's descriptor took two R2UR moves and three more
+    // instructions. (A shuffle would make the index warp-uniform for two or three consumer warpgroups too;
+    // measured there, it was no faster: probe/call40.)
+    consumer = Cfg::kConsumers == 1 ? 0 : thread / 128 - 1;
     lane = thread % 32;
     local_row = consumer * 64 + (thread / 32 % 4) * 16 + lane / 4;
   }
@@ -311,9 +315,8 @@ struct WgmmaMainloop {
   template <bool kMasked>
   __device__ __forceinline__ void softmax(float (&s)[kNTiles][4], float (&correction)[2], int block,
                                           const Tile& w, const AttentionParams& p) {
-    online_softmax<kMasked, Cfg::kCausal, Cfg::kLazyRescale>(s, row_max, row_sum, correction,
-                                                              p.softmax_scale * kLog2e, w, local_row,
-                                                              block * kBlockN, p.skv, lane);
+    online_softmax<kMasked, Cfg::kCausal, Cfg::kLazyRescale, !Cfg::kOverlap>(
+        s, row_max, row_sum, correction, p.softmax_scale * kLog2e, w, local_row, block * kBlockN, p.skv, lane);
   }
   __device__ __forceinline__ void softmax_any(float (&s)[kNTiles][4], float (&correction)[2], int block,
                                               int unmasked, const Tile& w, const AttentionParams& p) {

@@ -49,8 +49,13 @@ __device__ __forceinline__ MaxUpdate raise_max(float& row_max, float block_max, 
 // max has settled, and with kLazyRescale while it stays within the margin of the reference). The max is kept on the raw scores (the scale is positive, so it commutes with the max);
 // one FFMA per element then forms scale*log2(e)*(s - max) for exp2. Reductions run as a tree of four
 // partial results: a serial chain over a row's values is latency the tensor pipe waits through.
+// kFromFirst: the partial results start from tiles 0 and 1's values rather than from -inf and 0 (max(x, -inf)
+// and 0 + x are instructions the compiler may not drop, as 0 + -0 is +0: eight of each per row and block);
+// the results are the same bits. Only where the softmax is on the loop's critical path: the wgmma loop
+// without overlap gained 1.5% by it (b8 hq16 s768 d64), the overlapped one lost 3.3-3.9%, its softmax
+// running beside the P.V wgmma (evidence/results/h100/hopper/probe/call40).
 //   local_row: the tile row of x[.][0] (row r); first_key: the key of column 0 of tile 0.
-template <bool kMasked, bool kCausal, bool kLazyRescale, int kNTiles, class Tile>
+template <bool kMasked, bool kCausal, bool kLazyRescale, bool kFromFirst = false, int kNTiles, class Tile>
 __device__ __forceinline__ void online_softmax(float (&s)[kNTiles][4], float (&row_max)[2], float (&row_sum)[2],
                                                float (&correction)[2], float scale_log2, const Tile& w,
                                                int local_row, int first_key, int skv, int lane) {
@@ -71,11 +76,15 @@ __device__ __forceinline__ void online_softmax(float (&s)[kNTiles][4], float (&r
         }
       }
     }
+    static_assert(!kFromFirst || kNTiles >= 2, "the partial results start from tiles 0 and 1");
     float partial_max[4] = {-CUDART_INF_F, -CUDART_INF_F, -CUDART_INF_F, -CUDART_INF_F};
 #pragma unroll
     for (int nt = 0; nt < kNTiles; ++nt) {
-      partial_max[nt % 2 * 2] = fmaxf(partial_max[nt % 2 * 2], s[nt][2 * h]);
-      partial_max[nt % 2 * 2 + 1] = fmaxf(partial_max[nt % 2 * 2 + 1], s[nt][2 * h + 1]);
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        float& partial = partial_max[nt % 2 * 2 + e];
+        partial = kFromFirst && nt < 2 ? s[nt][2 * h + e] : fmaxf(partial, s[nt][2 * h + e]);
+      }
     }
     float block_max = fmaxf(fmaxf(partial_max[0], partial_max[1]), fmaxf(partial_max[2], partial_max[3]));
     block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 1));
@@ -90,7 +99,8 @@ __device__ __forceinline__ void online_softmax(float (&s)[kNTiles][4], float (&r
       for (int e = 0; e < 2; ++e) {
         const float prob = exp2f(fmaf(s[nt][2 * h + e], scale_log2, -reference));
         s[nt][2 * h + e] = prob;
-        partial_sum[nt % 2 * 2 + e] += prob;
+        float& partial = partial_sum[nt % 2 * 2 + e];
+        partial = kFromFirst && nt < 2 ? prob : partial + prob;
       }
     }
     row_sum[h] = row_sum[h] * correction[h] + ((partial_sum[0] + partial_sum[1]) + (partial_sum[2] + partial_sum[3]));
