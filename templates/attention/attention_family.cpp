@@ -260,10 +260,10 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     // the larger tiles are ahead or level: causal s2048 b4 hq32 hkv8 181.0 / 185.8 / 181.7, b2 hq16 62.2 /
     // 60.5 / 59.4, b1 hq32 s3072 116.9 / 111.5 / 112.3, b2 hq16 s4096 bf16 185.7 / 179.2 / 180.7;
     // non-causal b4 hq16 s1536 98.9 / 89.3 / 92.6, s2048 (call23) 347.3 / 294.6. Non-causal tiles of at
-    // most 256 keys take the dynamic scheduler: on b64
-    // hq8 s256 33.4 us against the grid's 36.7 (probe/call28, three rounds; cuDNN 32.1), while from 384 keys
-    // the grid stays ahead (59.5 against 60.4, s512 30.0 against 31.3, s640 58.3 against 59.7, s768 55.2
-    // against 58.5). Causal tiles of 256 keys kept the grid's lead (b32 hq8 s256: 14.9 against 15.3).
+    // most 256 keys take the dynamic scheduler: on b64 hq8 s256 33.4 us against the grid's 36.7
+    // (probe/call28, three rounds; cuDNN 32.1), while from 384 keys the grid stays ahead (59.5 against 60.4,
+    // s512 30.0 against 31.3, s640 58.3 against 59.7, s768 55.2 against 58.5). Causal tiles of 256 keys kept
+    // the grid's lead (b32 hq8 s256: 14.9 against 15.3).
     c.set("block_m", 64);
     c.set("block_n", 64);
     c.set("stages", 2);
