@@ -139,13 +139,14 @@ std::map<std::string, ResourceUsage> parse_ptxas_report(const std::string& log) 
   // ptxas also warns, before compiling it, when it serializes a function's wgmma:
   //   ptxas info    : (C7511) Potential Performance Loss: wgmma.mma_async instructions are serialized due
   //                   to insufficient register resources for the wgmma pipeline in the function '_Z...'
+  // or, when the whole function lacks registers (C7512), "... resources for the function '_Z...'".
   std::map<std::string, ResourceUsage> report;
   std::string entry;       // the entry function being compiled
   std::string properties;  // the function the last "Function properties" line named
   std::stringstream lines(log);
   for (std::string line; std::getline(lines, line);) {
     if (line.find("wgmma.mma_async instructions are serialized") != std::string::npos) {
-      if (std::optional<std::string> name = text_after(line, "in the function '", "'")) {
+      if (std::optional<std::string> name = text_after(line, "the function '", "'")) {
         report[*name].wgmma_serialized = true;
       }
     } else if (std::optional<std::string> name = text_after(line, "Compiling entry function '", "'")) {

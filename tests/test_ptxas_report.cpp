@@ -44,11 +44,19 @@ TEST(PtxasReport, ReadsSerializedWgmma) {
       "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
       "ptxas info    : Used 168 registers, used 16 barriers\n"
       "ptxas info    : Compiling entry function '_Z5otherv' for 'sm_90a'\n"
-      "ptxas info    : Used 8 registers\n";
+      "ptxas info    : Used 8 registers\n"
+      // C7512 words it "for the function" (a one-consumer CTA at four per SM whose next Q.K^T is issued behind
+      // its P.V: each wgmma then waits for the one before, and the compile had been accepted).
+      "ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are serialized due to "
+      "insufficient register resources for the function '_Z5tightv'\n"
+      "ptxas info    : Compiling entry function '_Z5tightv' for 'sm_90a'\n"
+      "ptxas info    : Used 64 registers, used 10 barriers\n";
   const auto report = parse_ptxas_report(log);
   EXPECT_TRUE(report.at("_Z4wgmmv").wgmma_serialized);
   EXPECT_EQ(report.at("_Z4wgmmv").registers, 168);
   EXPECT_FALSE(report.at("_Z5otherv").wgmma_serialized);
+  EXPECT_TRUE(report.at("_Z5tightv").wgmma_serialized);
+  EXPECT_EQ(report.at("_Z5tightv").registers, 64);
   // A result whose resources came from JSON without the flag (a cache entry) reads it from its log.
   evotune::runtime::CompileResult cached;
   cached.log = log;
