@@ -562,6 +562,15 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
       fmt::print(stderr, "search: seed from the problem-aware default: {}\n", attention::format(heuristic));
       settings.seeds.push_back(heuristic.key());
     }
+    // And the rules' other side where a bound falls on this kind of problem (the d=64 four-CTA config or the
+    // 128/192-row one): a bound measured on other shapes can be wrong near this one, and the two families are
+    // several tunables apart, farther than mutation reaches in a short search (run_65fa2e4's b2 hq24 s1536
+    // search never tried the four-CTA config, 2% faster there: NOTES.md v12).
+    for (const Config& other : attention::heuristic_alternatives(problem, limits)) {
+      if (!space.valid(other)) continue;
+      fmt::print(stderr, "search: seed from the other side of the default's rules: {}\n", attention::format(other));
+      settings.seeds.push_back(other.key());
+    }
   }
   if (run_id == 0 && settings.strategy == "evo" && opt.history > 0) {
     for (const search::HistoricalSeed& s :

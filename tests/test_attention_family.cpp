@@ -331,6 +331,26 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(excluded_by_default(c, p, h100), std::nullopt) << text;
   }
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=1537,d=64,causal=1"), h100).at("min_ctas"), 1);
+  // The other side of that bound, for a search's first generation: the 128-row config where the four-CTA
+  // one is the default, the four-CTA one beyond the bound; nothing at d=128, where no bound applies. (A
+  // grid that leaves SMs idle takes both sides to the small-grid config, which keeps each side's overlap.)
+  for (const char* text : {"b=2,hq=24,sq=1536,d=64,causal=1", "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1",
+                           "b=8,hq=16,sq=768,d=64,dtype=bf16", "b=8,hq=16,sq=2048,d=64,dtype=bf16"}) {
+    const Problem p = Problem::parse(text);
+    const Config chosen = heuristic_config(p, h100);
+    const std::vector<Config> others = heuristic_alternatives(p, h100);
+    ASSERT_EQ(others.size(), 1u) << text;
+    EXPECT_NE(others[0].key(), chosen.key()) << text;
+    EXPECT_EQ(others[0].at("min_ctas") == 4, chosen.at("min_ctas") != 4) << text;
+    EXPECT_EQ(invalid_reason(others[0], p, h100), std::nullopt) << text;
+    EXPECT_EQ(excluded_by_default(others[0], p, h100), std::nullopt) << text;
+  }
+  EXPECT_TRUE(heuristic_alternatives(Problem::parse("b=4,hq=16,sq=4096,d=128,causal=1"), h100).empty());
+  for (const Config& other : heuristic_alternatives(Problem::parse("b=1,hq=8,sq=512,d=64"), h100)) {
+    EXPECT_EQ(other.at("min_ctas"), 1);
+    EXPECT_EQ(other.at("scheduler"), kGridScheduler);
+  }
+  EXPECT_TRUE(heuristic_alternatives(Problem::parse("b=2,hq=24,sq=1536,d=64,causal=1"), a100).empty());
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=1025,d=64"), h100).at("min_ctas"), 1);
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=8,sq=512,d=64"), h100).at("min_ctas"), 1);  // 64 tiles
   EXPECT_EQ(heuristic_config(Problem::parse("b=32,hq=8,sq=256,d=128,causal=1"), h100).at("min_ctas"), 1);

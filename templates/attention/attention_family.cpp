@@ -168,9 +168,16 @@ namespace {
 //     b1 hq8 s512 d64 6.4 us, against 7.7 us split in two with two slots and 8.3-9.9 us with 128 or 192 rows
 //     (call3). Split-KV is kept for a long K/V range (chunks of at least 8 blocks), which call3 did not
 //     measure.
-// nullopt where the rules refuse it (not sm_90, or a shape it cannot hold).
-std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limits) {
-  if (limits.compute_capability != 90 || p.sq < 128) return std::nullopt;
+// wgmma_candidates builds the default by these rules; at d=64 it also builds the other side of the
+// short-range rule's bound (`other`), for a search's first generation. Each is nullopt where the rules refuse
+// it (not sm_90, a shape it cannot hold, or no other side: d=128, or both sides the same small-grid config).
+struct WgmmaCandidates {
+  std::optional<Config> chosen, other;
+};
+std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits);
+
+WgmmaCandidates wgmma_candidates(const Problem& p, const DeviceLimits& limits) {
+  if (limits.compute_capability != 90 || p.sq < 128) return {};
   Config c = default_config();
   c.set("mma", kWgmma);
   c.set("block_m", p.d == 64 ? 192 : 128);
@@ -238,7 +245,11 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     if (p.causal) c.set("pingpong", 0);
     c = conform(c);
   }
-  if (p.d == 64 && p.skv <= (p.causal ? 1536 : 1024)) {
+  // The config above is the long-range one; at d=64 the short-range one is built beside it, and the bound
+  // picks (the other is what heuristic_alternatives offers a search).
+  const Config long_range = c;
+  const bool short_range = p.d == 64 && p.skv <= (p.causal ? 1536 : 1024);
+  if (p.d == 64) {
     // Short K/V ranges at d=64 (at most twelve 128-key blocks per causal tile, eight otherwise): each tile is
     // mostly its prologue (Q, the first K/V) and epilogue, which a 128-row tile's two consumer warpgroups pay
     // together and wait out together. Four CTAs per SM of one consumer warpgroup each (64-row tiles, 64-key
@@ -276,6 +287,15 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
     c.set("o_store", 1);
     c = conform(c);
   }
+  auto finish = [&](const Config& candidate) { return finish_wgmma_heuristic(candidate, p, limits); };
+  if (p.d != 64) return {finish(c), std::nullopt};
+  std::optional<Config> chosen = finish(short_range ? c : long_range), other = finish(short_range ? long_range : c);
+  if (chosen && other && chosen->key() == other->key()) other.reset();  // both became the small-grid config
+  return {chosen, other};
+}
+
+// The rules every wgmma default passes through last: a grid that leaves SMs idle, validity, and split-KV.
+std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits) {
   if (unsplit_ctas(c, p) < limits.sm_count) {
     // Fewer tiles than SMs: nothing for a persistent CTA to walk.
     c.set("scheduler", kGridScheduler);
@@ -301,8 +321,14 @@ std::optional<Config> wgmma_heuristic(const Problem& p, const DeviceLimits& limi
 
 }  // namespace
 
+std::vector<Config> heuristic_alternatives(const Problem& p, const DeviceLimits& limits) {
+  const WgmmaCandidates candidates = wgmma_candidates(p, limits);
+  if (!candidates.chosen || !candidates.other) return {};
+  return {*candidates.other};
+}
+
 Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
-  if (std::optional<Config> hopper = wgmma_heuristic(p, limits)) return *hopper;
+  if (std::optional<Config> hopper = wgmma_candidates(p, limits).chosen) return *hopper;
   Config c = default_config();  // the large-prefill config: 128-row tiles of 8 warps, 128-key blocks
   // Packed GQA when one head's queries do not fill a tile of the largest block_m (128 rows), as in decode
   // and short query chunks: the group's query heads fill the rows instead, and each KV head's K/V is read

@@ -36,6 +36,11 @@ Config default_config();
 // The problem-aware default: what bench (without --config), the launcher's fallback and a search's first
 // generation start from. One function, the reasoning beside each rule (attention_family.cpp).
 Config heuristic_config(const Problem& problem, const DeviceLimits& limits);
+// Configs the same rules give on the other side of a bound that falls on this problem's kind, for a search's
+// first generation beside heuristic_config: there the search times both families on the problem itself,
+// rather than trusting a bound measured on other shapes. On sm_90 at d=64: the four-CTA short-range config
+// where the long-range one is the default, and the other way round. Empty where no bound applies.
+std::vector<Config> heuristic_alternatives(const Problem& problem, const DeviceLimits& limits);
 // Parses "name=value,..."; tunables not named take the default config's value, or the value the named ones
 // fix (conform), so "mma=wgmma,block_m=128" is the 12-warp kernel with the cp.async tunables at rest.
 Config parse_config(std::string_view text);
