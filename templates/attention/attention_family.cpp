@@ -168,16 +168,19 @@ namespace {
 //     b1 hq8 s512 d64 6.4 us, against 7.7 us split in two with two slots and 8.3-9.9 us with 128 or 192 rows
 //     (call3). Split-KV is kept for a long K/V range (chunks of at least 8 blocks), which call3 did not
 //     measure.
-// wgmma_candidates builds the default by these rules; at d=64 it also builds the other side of the
-// short-range rule's bound (`other`), for a search's first generation. Each is nullopt where the rules refuse
-// it (not sm_90, a shape it cannot hold, or no other side: d=128, or both sides the same small-grid config).
-struct WgmmaCandidates {
-  std::optional<Config> chosen, other;
+// wgmma_sides builds the default by these rules up to the d=64 short-range rule, whose bound picks `chosen`;
+// at d=64 `other` is the side the bound rejects, for a search's first generation. finish_wgmma_heuristic
+// then applies the rules every side passes through last; nullopt where they refuse it. nullopt overall:
+// not sm_90, or sq < 128. (Only the side asked for is finished: the C ABI derives a launcher's key from the
+// default on every call it makes for a problem its table does not cover.)
+struct WgmmaSides {
+  Config chosen;
+  std::optional<Config> other;
 };
 std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits);
 
-WgmmaCandidates wgmma_candidates(const Problem& p, const DeviceLimits& limits) {
-  if (limits.compute_capability != 90 || p.sq < 128) return {};
+std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limits) {
+  if (limits.compute_capability != 90 || p.sq < 128) return std::nullopt;
   Config c = default_config();
   c.set("mma", kWgmma);
   c.set("block_m", p.d == 64 ? 192 : 128);
@@ -287,11 +290,8 @@ WgmmaCandidates wgmma_candidates(const Problem& p, const DeviceLimits& limits) {
     c.set("o_store", 1);
     c = conform(c);
   }
-  auto finish = [&](const Config& candidate) { return finish_wgmma_heuristic(candidate, p, limits); };
-  if (p.d != 64) return {finish(c), std::nullopt};
-  std::optional<Config> chosen = finish(short_range ? c : long_range), other = finish(short_range ? long_range : c);
-  if (chosen && other && chosen->key() == other->key()) other.reset();  // both became the small-grid config
-  return {chosen, other};
+  if (p.d != 64) return WgmmaSides{c, std::nullopt};
+  return WgmmaSides{short_range ? c : long_range, short_range ? long_range : c};
 }
 
 // The rules every wgmma default passes through last: a grid that leaves SMs idle, validity, and split-KV.
@@ -322,13 +322,18 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
 }  // namespace
 
 std::vector<Config> heuristic_alternatives(const Problem& p, const DeviceLimits& limits) {
-  const WgmmaCandidates candidates = wgmma_candidates(p, limits);
-  if (!candidates.chosen || !candidates.other) return {};
-  return {*candidates.other};
+  const std::optional<WgmmaSides> sides = wgmma_sides(p, limits);
+  if (!sides || !sides->other) return {};
+  const std::optional<Config> chosen = finish_wgmma_heuristic(sides->chosen, p, limits);
+  const std::optional<Config> other = finish_wgmma_heuristic(*sides->other, p, limits);
+  if (!chosen || !other || chosen->key() == other->key()) return {};  // refused, or the same small-grid config
+  return {*other};
 }
 
 Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
-  if (std::optional<Config> hopper = wgmma_candidates(p, limits).chosen) return *hopper;
+  const std::optional<WgmmaSides> sides = wgmma_sides(p, limits);
+  if (std::optional<Config> hopper = sides ? finish_wgmma_heuristic(sides->chosen, p, limits) : std::nullopt)
+    return *hopper;
   Config c = default_config();  // the large-prefill config: 128-row tiles of 8 warps, 128-key blocks
   // Packed GQA when one head's queries do not fill a tile of the largest block_m (128 rows), as in decode
   // and short query chunks: the group's query heads fill the rows instead, and each KV head's K/V is read
