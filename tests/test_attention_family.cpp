@@ -499,21 +499,6 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
       requests.push_back(compile_request(*c, problem, runtime::Target::parse("sm_90a")));
     }
   }
-  // warps is paired above with an mma_sync base too; under wgmma, warps=4 with one consumer warpgroup drops
-  // the producer warpgroup (the consumer's thread 0 issues the copies), a kernel of its own.
-  const Config with_producer = parse_config("mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=off,"
-                                            "min_ctas=4,producer_regs=24");
-  Config without_producer = with_producer;
-  without_producer.set("warps", 4);
-  without_producer.set("producer_regs", 0);
-  ASSERT_EQ(invalid_reason(with_producer, problem, limits), std::nullopt);
-  ASSERT_EQ(invalid_reason(without_producer, problem, limits), std::nullopt);
-  pairs.push_back({"warps=4 vs " + format(with_producer), with_producer, without_producer});
-  for (const Config* c : std::initializer_list<const Config*>{&with_producer, &without_producer}) {
-    if (index.emplace(c->key(), requests.size()).second) {
-      requests.push_back(compile_request(*c, problem, runtime::Target::parse("sm_90a")));
-    }
-  }
   auto results = compile_all(requests);
   for (const Pair& p : pairs) {
     EXPECT_NE(results[index.at(p.a.key())].cubin, results[index.at(p.b.key())].cubin)
@@ -787,35 +772,6 @@ TEST(AttentionWgmma, MinCtasSharesTheSmAndItsRegisters) {
   EXPECT_NE(wide->find("a wgmma of 64 accumulators needs ~94 registers, the launch gives 80"), std::string::npos)
       << *wide;
   EXPECT_NE(invalid_reason(parse_config(base + ",min_ctas=2"), d128, h100), std::nullopt);  // d=128's P.V
-}
-
-// warps=4 with one consumer warpgroup: no producer warpgroup (the consumer's thread 0 issues the TMA copies),
-// so the CTA's 128 threads have its whole share of the register file; one tile per CTA, nothing to move.
-TEST(AttentionWgmma, WithoutAProducerWarpgroupTheConsumerHasTheCtasRegisters) {
-  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
-  const Problem p = Problem::parse("b=4,hq=16,sq=1024,d=64");
-  const Config inline_copies =
-      parse_config("mma=wgmma,block_m=64,warps=4,block_n=64,stages=2,overlap=on,min_ctas=4,o_store=tma");
-  EXPECT_FALSE(producer_warpgroup(inline_copies));
-  EXPECT_TRUE(producer_warpgroup(parse_config("mma=wgmma,block_m=64,min_ctas=4,producer_regs=24")));
-  EXPECT_EQ(conform(inline_copies), inline_copies);  // warps=4 is kept for block_m=64 ...
-  EXPECT_EQ(conform(parse_config("mma=wgmma,block_m=128,warps=4")).at("warps"), 12);  // ... and only there
-  EXPECT_EQ(invalid_reason(inline_copies, p, h100), std::nullopt);
-  EXPECT_EQ(excluded_by_default(inline_copies, p, h100), std::nullopt);
-  EXPECT_EQ(wgmma_consumer_registers(inline_copies), 128);  // 65536 / (128 x 4), against 104 beside a producer
-  EXPECT_EQ(wgmma_consumer_registers(parse_config("mma=wgmma,block_m=64,warps=8,min_ctas=4,producer_regs=24")), 104);
-  EXPECT_EQ(launch_plan(inline_copies, p, h100).kernel.block[0], 128u);
-  Config refused = inline_copies;
-  refused.set("scheduler", kDynamicScheduler);
-  ASSERT_NE(invalid_reason(refused, p, h100), std::nullopt);
-  EXPECT_NE(invalid_reason(refused, p, h100)->find("scheduler=grid"), std::string::npos);
-  refused = inline_copies;
-  refused.set("producer_regs", 24);
-  ASSERT_NE(invalid_reason(refused, p, h100), std::nullopt);
-  EXPECT_NE(invalid_reason(refused, p, h100)->find("producer_regs=0"), std::string::npos);
-  Config two_consumers = inline_copies;
-  two_consumers.set("block_m", 128);
-  ASSERT_NE(invalid_reason(two_consumers, p, h100), std::nullopt);  // warps=4 is one warpgroup's
 }
 
 // The kernel's template argument is one struct with every tunable by name, so the kernel reads each by name

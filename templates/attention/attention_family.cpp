@@ -34,8 +34,7 @@ const std::vector<Parameter>& parameters() {
        "with a producer warpgroup and block_m/64 consumer warpgroups (mainloop_wgmma.cuh)"},
       {"block_m", {16, 32, 64, 128, 192, 256}, {}, "query rows per CTA (wgmma: 64 per consumer warpgroup)"},
       {"block_n", {16, 32, 64, 80, 96, 112, 128, 144, 160, 176, 192}, {}, "keys per K/V block"},
-      {"warps", {1, 2, 4, 8, 12, 16}, {}, "warps per CTA (wgmma: 4 per consumer warpgroup + the producer's 4; block_m=64 also 4: no producer "
-       "warpgroup, the consumer issues the TMA copies itself)"},
+      {"warps", {1, 2, 4, 8, 12, 16}, {}, "warps per CTA (wgmma: 4 per consumer warpgroup + the producer's 4)"},
       {"stages", {1, 2, 3, 4}, {}, "K/V blocks in flight (the cp.async ring, or wgmma's TMA slots)"},
       {"barrier",
        {kFullBarrier, kLightBarrier},
@@ -410,10 +409,7 @@ Config conform(const Config& config) {
   const Config defaults = default_config();
   if (c.at("mma") == kWgmma) {
     const int block_m = c.at("block_m");
-    // warps follow block_m: 4 per consumer warpgroup and the producer's 4, or, with one consumer warpgroup,
-    // 4 alone (no producer warpgroup), which is kept.
-    if (block_m % 64 == 0 && block_m <= 192 && !(block_m == 64 && c.at("warps") == 4))
-      c.set("warps", 4 * (block_m / 64 + 1));
+    if (block_m % 64 == 0 && block_m <= 192) c.set("warps", 4 * (block_m / 64 + 1));
     for (const char* name : kCpAsyncTunables) c.set(name, defaults.at(name));
   } else {
     for (const char* name : kWgmmaTunables) c.set(name, defaults.at(name));
@@ -476,8 +472,6 @@ std::string format(const Config& config) { return format_config(config, paramete
 
 int threads(const Config& c) { return c.at("warps") * 32; }
 
-bool producer_warpgroup(const Config& c) { return c.at("warps") != 4 * (c.at("block_m") / 64); }
-
 int shared_bytes(const Config& c, const Problem& p) {
   if (c.at("mma") == kWgmma) {
     return evotune_wgmma::shared_bytes(c.at("block_m"), c.at("block_n"), c.at("stages"), p.d, c.at("q_buffers"),
@@ -521,15 +515,9 @@ std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& 
   const int block_m = c.at("block_m");
   if (block_m % 64 != 0 || block_m > 192) return "mma=wgmma: block_m is 64 rows per consumer warpgroup, 1 to 3 of them";
   const int consumers = block_m / 64;
-  if (c.at("warps") != 4 * (consumers + 1) && !(consumers == 1 && c.at("warps") == 4)) {
-    return fmt::format("mma=wgmma with block_m={} runs {} consumer warpgroups and the producer's: warps={}{}", block_m,
-                       consumers, 4 * (consumers + 1), consumers == 1 ? " (or 4: no producer warpgroup)" : "");
-  }
-  if (!producer_warpgroup(c)) {
-    // mainloop_wgmma.cuh: the consumer's thread 0 fills each ring once and refills the slots as the loop
-    // frees them, for the one tile of its CTA.
-    if (c.at("scheduler") != kGridScheduler) return "warps=4 (no producer warpgroup) runs one tile per CTA: scheduler=grid";
-    if (c.at("producer_regs") != 0) return "warps=4 has no producer warpgroup to take registers from: producer_regs=0";
+  if (c.at("warps") != 4 * (consumers + 1)) {
+    return fmt::format("mma=wgmma with block_m={} runs {} consumer warpgroups and the producer's: warps={}", block_m,
+                       consumers, 4 * (consumers + 1));
   }
   if (c.at("stages") < 2) return "mma=wgmma: one K/V slot would serialize the copies and the GEMMs (stages >= 2)";
   if (c.at("pingpong") == 1 && consumers < 2) return "pingpong needs two consumer warpgroups (block_m >= 128)";
@@ -557,7 +545,7 @@ std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& 
   // with "Insufficient registers (80)... target of 90" for block_n=128 at d=64 and "of 94" for d=128's P.V
   // (64 accumulators each), so the widest wgmma's accumulators + 30 must fit. (That also keeps every
   // producer_regs value at or below the launch's count: setmaxnreg.dec cannot raise it.)
-  const int launch = evotune_wgmma::launch_registers(block_m, min_ctas, producer_warpgroup(c));
+  const int launch = evotune_wgmma::launch_registers(block_m, min_ctas);
   const int widest_wgmma = std::max(p.d, c.at("block_n")) / 2 + 30;
   if (widest_wgmma > launch) {
     return fmt::format("min_ctas={}: a wgmma of {} accumulators needs ~{} registers, the launch gives {} per thread",
@@ -723,8 +711,7 @@ int wgmma_live_registers(const Config& c, const Problem& p) {
 }
 
 int wgmma_consumer_registers(const Config& c) {
-  return evotune_wgmma::consumer_registers(c.at("block_m"), c.at("producer_regs"), c.at("min_ctas"),
-                                           producer_warpgroup(c));
+  return evotune_wgmma::consumer_registers(c.at("block_m"), c.at("producer_regs"), c.at("min_ctas"));
 }
 
 int register_budget(const Config& c, const DeviceLimits& limits) {

@@ -57,9 +57,8 @@ std::optional<std::string_view> default_changes(std::string_view text);
 // as read (the rules refuse it).
 Config complete_recorded(const Config& recorded);
 // The tunables a config's other choices fix, set: for mma=wgmma, warps from block_m (4 per consumer
-// warpgroup of 64 rows, plus the producer's 4; block_m=64 keeps warps=4, no producer warpgroup) and the
-// cp.async mainloops' tunables (barrier, smem_layout, vec_bytes, q_frags, qk_split, kv_warps) at
-// their defaults; for the other mainloops, wgmma's
+// warpgroup of 64 rows, plus the producer's 4) and the cp.async mainloops' tunables (barrier, smem_layout,
+// vec_bytes, q_frags, min_ctas, qk_split, kv_warps) at their defaults; for the other mainloops, wgmma's
 // own (pingpong, producer_regs) off. The rules accept only configs this leaves unchanged, so each kernel
 // has one name; a search conforms every config it proposes (search::SearchSpace), so that changing
 // block_m or mma under wgmma is one step, not a step into an invalid config.
@@ -67,9 +66,6 @@ Config conform(const Config& config);
 std::string format(const Config& config);
 
 int threads(const Config& config);
-// mma=wgmma: whether the CTA has a producer warpgroup (warps = 4 per consumer warpgroup + 4), or, with
-// warps=4 and one consumer warpgroup, its consumer issues the copies itself.
-bool producer_warpgroup(const Config& config);
 int shared_bytes(const Config& config, const Problem& problem);
 
 // The problem a kernel that must serve every batch, head count and length of one head dim, dtype and

@@ -6,9 +6,6 @@
 //     chunk into a kStages-deep ring of K and V slots. Each slot has a "full" mbarrier (completes when the
 //     copy's bytes have landed) and an "empty" one (completes when every consumer warp is done with it).
 //     It keeps only the registers it needs (setmaxnreg) and gives the rest to the consumers.
-//     With warps=4 (one consumer warpgroup, scheduler=grid) there is no producer warpgroup: the consumer's
-//     thread 0 fills the rings and refills each slot once every consumer warp has freed it, while a GEMM
-//     runs (refill_k, refill_v), and the consumers have all of the CTA's registers.
 //   - Each consumer warpgroup computes S = Q.K^T with wgmma from shared memory (Q and K, K-major), the
 //     online softmax in registers (softmax.cuh, shared with the mma.sync mainloop), and O += P.V with wgmma,
 //     P from registers and V from shared memory (MN-major).
@@ -53,19 +50,14 @@ struct WgmmaConfig {
   static constexpr int kBlockN = Tunables::block_n;
   static constexpr int kStages = Tunables::stages;
   static constexpr int kConsumers = evotune_wgmma::consumers(kBlockM);  // consumer warpgroups, 64 rows each
-  // warps = 4 x consumers: no producer warpgroup; the consumer's thread 0 issues the copies itself, each
-  // refill once its slot is free. Its 128 threads then have all of the CTA's register share: at four CTAs
-  // per SM, 128 registers each rather than 104 beside a producer warpgroup's 24.
-  static constexpr bool kProducerWarpgroup = Tunables::warps != 4 * kConsumers;
-  static constexpr int kThreads = evotune_wgmma::threads(kBlockM, kProducerWarpgroup);
+  static constexpr int kThreads = evotune_wgmma::threads(kBlockM);
   static constexpr bool kPingpong = Tunables::pingpong == 1;
   static constexpr bool kOverlap = Tunables::overlap == 1;
   // Register split (setmaxnreg): the producer keeps kProducerRegs, the consumers share the rest
   // (wgmma_resources.h). 0: no reallocation.
   static constexpr int kProducerRegs = Tunables::producer_regs;
   static constexpr int kMinCtas = Tunables::min_ctas;  // CTAs per SM the registers must allow
-  static constexpr int kConsumerRegs =
-      evotune_wgmma::consumer_registers(kBlockM, kProducerRegs, kMinCtas, kProducerWarpgroup);
+  static constexpr int kConsumerRegs = evotune_wgmma::consumer_registers(kBlockM, kProducerRegs, kMinCtas);
   static constexpr int kSplits = Tunables::splits;
   static constexpr bool kPack = Tunables::pack_gqa == 1;
   static constexpr bool kCausal = Tunables::causal;
@@ -88,9 +80,6 @@ struct WgmmaConfig {
   static_assert(!kPingpong || kConsumers >= 2, "pingpong needs two consumer warpgroups");
   static_assert(kProducerRegs == 0 || (kProducerRegs >= 24 && kProducerRegs % 8 == 0 && (kConsumers >= 2 || kMinCtas >= 2)),
                 "setmaxnreg takes multiples of 8 from 24, and moves registers only where the launch gave fewer than 255");
-  static_assert(kProducerWarpgroup || (kConsumers == 1 && kProducerRegs == 0 && kScheduler == kGridScheduler),
-                "without a producer warpgroup: one consumer warpgroup, one tile per CTA, no register reallocation");
-  static_assert(Tunables::warps == kThreads / 32, "warps: 4 per consumer warpgroup (+ 4 for the producer's)");
   static_assert(kScheduler >= kGridScheduler && kScheduler <= kStreamKScheduler,
                 "grid, persistent, dynamic or stream_k");
   static_assert(kScheduler != kStreamKScheduler || kSplits == 1, "stream_k splits the tail itself");
@@ -191,30 +180,26 @@ struct WgmmaMainloop {
   // carried for the CTA's earlier tiles (slot and phase continue from there); `tile_number` counts those
   // tiles (its Q buffer, and the phase of that buffer's q_full and q_empty); `index` is the tile's,
   // published for scheduler=dynamic.
-  // Block j of tile w (the ring's slot ring + j) into K or V's slot, once every consumer warp is done with it.
-  __device__ __forceinline__ void load_block(const TmaAttentionParams& args, const Tile& w, T* slots,
-                                             const TensorMapBytes* map, unsigned long long* full,
-                                             unsigned long long* empty, int ring, int j) const {
-    const int slot = ring + j, stage = slot % kStages;
-    sm90::mbarrier_wait(&empty[stage], ((slot / kStages) & 1) ^ 1);
-    sm90::mbarrier_arrive_expect_bytes(&full[stage], Cfg::kKvBytes);
-#pragma unroll
-    for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
-      if (args.kv_merged) {
-        sm90::tma_load_3d(slots + stage * kBlockN * D + c * kBlockN * 64, map, &full[stage], c * 64,
-                          (w.begin + j) * kBlockN, w.batch * args.params.hkv + w.kv_head);
-      } else {
-        sm90::tma_load_4d(slots + stage * kBlockN * D + c * kBlockN * 64, map, &full[stage], c * 64,
-                          (w.begin + j) * kBlockN, w.kv_head, w.batch);
-      }
-    }
-  }
   __device__ __forceinline__ void produce(const TmaAttentionParams& args, const Tile& w, int tile_number, int ring,
                                           int index) const {
     const AttentionParams& p = args.params;
     const int n_blocks = w.end - w.begin;
     auto load = [&](T* slots, const TensorMapBytes* map, unsigned long long* full, unsigned long long* empty,
-                    int j) { load_block(args, w, slots, map, full, empty, ring, j); };
+                    int j) {
+      const int slot = ring + j, stage = slot % kStages;
+      sm90::mbarrier_wait(&empty[stage], ((slot / kStages) & 1) ^ 1);
+      sm90::mbarrier_arrive_expect_bytes(&full[stage], Cfg::kKvBytes);
+#pragma unroll
+      for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
+        if (args.kv_merged) {
+          sm90::tma_load_3d(slots + stage * kBlockN * D + c * kBlockN * 64, map, &full[stage], c * 64,
+                            (w.begin + j) * kBlockN, w.batch * p.hkv + w.kv_head);
+        } else {
+          sm90::tma_load_4d(slots + stage * kBlockN * D + c * kBlockN * 64, map, &full[stage], c * 64,
+                            (w.begin + j) * kBlockN, w.kv_head, w.batch);
+        }
+      }
+    };
     // The first K block goes first: its slot is free while the previous tile's epilogue still holds Q.
     if (n_blocks > 0) load(k, &args.k, k_full, k_empty, 0);
     const int buffer = tile_number % Cfg::kQBuffers, use = tile_number / Cfg::kQBuffers;
@@ -239,27 +224,10 @@ struct WgmmaMainloop {
     } else {
       sm90::mbarrier_arrive(&q_full[buffer]);  // an empty chunk of a split: nothing to load, the epilogue runs
     }
-    // K runs one block ahead of V: the consumers' overlapped loop needs K(j+1) before V(j). Without a
-    // producer warpgroup this thread is a consumer's too: it fills each ring once (kStages blocks of K and
-    // of V), and the consumers refill the slots as they free them (refill_k, refill_v).
-    const int loads = Cfg::kProducerWarpgroup ? n_blocks : min(n_blocks, kStages);
-    for (int j = 0; j < loads; ++j) {
-      if (j + 1 < loads) load(k, &args.k, k_full, k_empty, j + 1);
+    // K runs one block ahead of V: the consumers' overlapped loop needs K(j+1) before V(j).
+    for (int j = 0; j < n_blocks; ++j) {
+      if (j + 1 < n_blocks) load(k, &args.k, k_full, k_empty, j + 1);
       load(v, &args.v, v_full, v_empty, j);
-    }
-  }
-  // Without a producer warpgroup: K block j + kStages into the slot block j has left (its Q.K^T is done in
-  // every consumer warp), V likewise after its P.V; issued by the consumer's thread 0 while a GEMM runs.
-  __device__ __forceinline__ void refill_k(const TmaAttentionParams& args, const Tile& w, int ring, int j) const {
-    if constexpr (!Cfg::kProducerWarpgroup) {
-      if (sm90::thread_index() == 0 && j + kStages < w.end - w.begin)
-        load_block(args, w, k, &args.k, k_full, k_empty, ring, j + kStages);
-    }
-  }
-  __device__ __forceinline__ void refill_v(const TmaAttentionParams& args, const Tile& w, int ring, int j) const {
-    if constexpr (!Cfg::kProducerWarpgroup) {
-      if (sm90::thread_index() == 0 && j >= 0 && j + kStages < w.end - w.begin)
-        load_block(args, w, v, &args.v, v_full, v_empty, ring, j + kStages);
     }
   }
   // scheduler=dynamic: no tile is left; the consumers find -1 in the slot when q_full completes.
@@ -372,8 +340,7 @@ struct WgmmaMainloop {
   }
 
   // Q has landed in buffer `buffer` (q_full); `ring` as in produce().
-  __device__ __forceinline__ void consume(const TmaAttentionParams& args, const Tile& w, int ring, int buffer) {
-    const AttentionParams& p = args.params;
+  __device__ __forceinline__ void consume(const Tile& w, const AttentionParams& p, int ring, int buffer) {
     const int n_blocks = w.end - w.begin;
     if constexpr (Cfg::kPingpong) {
       // The first turn is warpgroup 0's: the last warpgroup hands it over as if it had just had one.
@@ -408,8 +375,6 @@ struct WgmmaMainloop {
         sm90::mbarrier_wait(&v_full[previous], ((ring + j - 1) / kStages) & 1);
         issue_pv(pa, previous);
         turn_end(false);
-        refill_k(args, w, ring, j - 1);  // every consumer warp has issued S(j): all are past K(j-1)
-        refill_v(args, w, ring, j - 2);
         sm90::wgmma_wait<1>();  // S(j) is done; P(j-1).V(j-1) may still run
         sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
         release(k_empty, stage);
@@ -439,7 +404,6 @@ struct WgmmaMainloop {
         turn_begin();
         issue_scores(s, stage, buffer);
         turn_end(false);
-        refill_v(args, w, ring, j - 1);  // every consumer warp has issued S(j): all are past V(j-1)
         sm90::wgmma_wait<0>();
         sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
         release(k_empty, stage);
@@ -451,7 +415,6 @@ struct WgmmaMainloop {
         turn_begin();
         issue_pv(pa, stage);
         turn_end(j == n_blocks - 1);
-        refill_k(args, w, ring, j);  // every consumer warp has issued P.V(j): all are past K(j)
         sm90::wgmma_wait<0>();
         sm90::hold_registers(reinterpret_cast<float(&)[D / 2]>(o));
         sm90::hold_registers(reinterpret_cast<unsigned(&)[kKeySteps * 4]>(pa));
@@ -750,19 +713,6 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
   }
   __syncthreads();  // the last CTA-wide barrier: the producer leaves early
   constexpr bool kOneTile = Cfg::kScheduler == kGridScheduler;
-  if constexpr (!Cfg::kProducerWarpgroup) {
-    // One warpgroup: its thread 0 loads Q and fills the rings, and the loop refills them (produce, refill_*).
-    const typename Cfg::Tile w =
-        make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p);
-    if (threadIdx.x == 0) mainloop.produce(args, w, 0, 0, 0);
-    mainloop.start_tile();
-    sm90::mbarrier_wait(mainloop.q_full, 0);
-    mainloop.consume(args, w, 0, 0);
-    mainloop.epilogue(w, args, 0);
-    mainloop.finish_stores();
-    clock.stop_consumers(p, 0, 128);
-    return;
-  }
   if (threadIdx.x < 128) {
     if constexpr (Cfg::kProducerRegs > 0) sm90::registers_decrease<Cfg::kProducerRegs>();
     if (threadIdx.x != 0) return;
@@ -809,7 +759,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
         make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p);
     mainloop.start_tile();
     sm90::mbarrier_wait(mainloop.q_full, 0);
-    mainloop.consume(args, w, 0, 0);
+    mainloop.consume(w, p, 0, 0);
     mainloop.epilogue(w, args, 0);
   } else if constexpr (Cfg::kScheduler == kStreamKScheduler) {
     // The unit's tile and piece are worked out twice, before the mainloop and after it (from opaque inputs,
@@ -824,7 +774,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
         if (!schedule.unit(p, *mainloop.tail_iterations(), unit, w, piece)) break;
         sm90::mbarrier_wait(mainloop.q_full, unit & 1);
         mainloop.start_tile();
-        mainloop.consume(args, w, ring, 0);
+        mainloop.consume(w, p, ring, 0);
       }
       const StreamKSchedule<Cfg> schedule(p, sm90::opaque(p.b), sm90::opaque(p.skv));
       typename Cfg::Tile w;
@@ -855,7 +805,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
       }
       const typename Cfg::Tile w = tiles.at(p, index);
       mainloop.start_tile();
-      mainloop.consume(args, w, ring, buffer);
+      mainloop.consume(w, p, ring, buffer);
       mainloop.epilogue(w, args, buffer);
       if constexpr (!Cfg::kTmaStore) mainloop.release_q(buffer);  // o_store=tma: in consume()
       ring += w.end - w.begin;
@@ -872,7 +822,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
 }  // namespace evotune_attention
 
 template <class Tunables>
-__global__ void __launch_bounds__(Tunables::warps * 32, Tunables::min_ctas)
+__global__ void __launch_bounds__(evotune_wgmma::threads(Tunables::block_m), Tunables::min_ctas)
     attention_fwd_wgmma(const __grid_constant__ TmaAttentionParams args) {
   evotune_attention::attention_forward_wgmma<evotune_attention::WgmmaConfig<Tunables>>(args);
 }

@@ -10,31 +10,23 @@
 
 namespace evotune_wgmma {
 
-// A CTA is block_m / 64 consumer warpgroups and, unless a consumer thread issues the copies itself
-// (`producer_warpgroup` false: warps = 4 with one consumer warpgroup), one producer warpgroup.
+// A CTA is one producer warpgroup and block_m / 64 consumer warpgroups.
 EVOTUNE_WGMMA_CONSTEXPR int consumers(int block_m) { return block_m / 64; }
-EVOTUNE_WGMMA_CONSTEXPR int threads(int block_m, bool producer_warpgroup = true) {
-  return (consumers(block_m) + (producer_warpgroup ? 1 : 0)) * 128;
-}
+EVOTUNE_WGMMA_CONSTEXPR int threads(int block_m) { return (consumers(block_m) + 1) * 128; }
 
 // Registers per thread the launch gives (__launch_bounds__(threads, min_ctas)): the register file shared by
 // the min_ctas CTAs an SM must hold, in steps of 8, at most 248 where setmaxnreg is used (its largest count
 // is 256 minus the 8 it reserves).
-EVOTUNE_WGMMA_CONSTEXPR int launch_registers(int block_m, int min_ctas, bool producer_warpgroup = true) {
-  return (65536 / (threads(block_m, producer_warpgroup) * min_ctas)) / 8 * 8 > 248
-             ? 248
-             : (65536 / (threads(block_m, producer_warpgroup) * min_ctas)) / 8 * 8;
+EVOTUNE_WGMMA_CONSTEXPR int launch_registers(int block_m, int min_ctas) {
+  return (65536 / (threads(block_m) * min_ctas)) / 8 * 8 > 248 ? 248 : (65536 / (threads(block_m) * min_ctas)) / 8 * 8;
 }
 
 // Registers per consumer thread. With producer_regs > 0 (setmaxnreg) the producer warpgroup keeps that
 // many and the consumers share the rest of the CTA's share, in multiples of 8, at most 256; without it each
 // thread has what the launch gives, 255 at most.
-EVOTUNE_WGMMA_CONSTEXPR int consumer_registers(int block_m, int producer_regs, int min_ctas,
-                                               bool producer_warpgroup = true) {
+EVOTUNE_WGMMA_CONSTEXPR int consumer_registers(int block_m, int producer_regs, int min_ctas) {
   return producer_regs == 0
-             ? (threads(block_m, producer_warpgroup) * min_ctas <= 256
-                    ? 255
-                    : launch_registers(block_m, min_ctas, producer_warpgroup))
+             ? (threads(block_m) * min_ctas <= 256 ? 255 : launch_registers(block_m, min_ctas))
              : ((launch_registers(block_m, min_ctas) * threads(block_m) - producer_regs * 128) /
                 (consumers(block_m) * 128)) / 8 * 8 > 256
                    ? 256
