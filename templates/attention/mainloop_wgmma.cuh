@@ -187,7 +187,7 @@ struct WgmmaMainloop {
     auto load = [&](T* slots, const TensorMapBytes* map, unsigned long long* full, unsigned long long* empty,
                     int j) {
       const int slot = ring + j, stage = slot % kStages;
-      sm90::mbarrier_wait_sleeping(&empty[stage], ((slot / kStages) & 1) ^ 1);
+      sm90::mbarrier_wait(&empty[stage], ((slot / kStages) & 1) ^ 1);
       sm90::mbarrier_arrive_expect_bytes(&full[stage], Cfg::kKvBytes);
 #pragma unroll
       for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
@@ -203,7 +203,7 @@ struct WgmmaMainloop {
     // The first K block goes first: its slot is free while the previous tile's epilogue still holds Q.
     if (n_blocks > 0) load(k, &args.k, k_full, k_empty, 0);
     const int buffer = tile_number % Cfg::kQBuffers, use = tile_number / Cfg::kQBuffers;
-    if (use > 0) sm90::mbarrier_wait_sleeping(&q_empty[buffer], (use - 1) & 1);
+    if (use > 0) sm90::mbarrier_wait(&q_empty[buffer], (use - 1) & 1);
     if constexpr (Cfg::kScheduler == kDynamicScheduler) *tile_slot(buffer) = index;
     if (n_blocks > 0) {
       // Q: packed rows are (query, head of the group) pairs, the 5-D map's {group, query} box fills them in

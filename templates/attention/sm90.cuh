@@ -42,24 +42,6 @@ __device__ __forceinline__ void mbarrier_wait(unsigned long long* bar, unsigned 
         : "memory");
   } while (done == 0);
 }
-// The same wait for a thread with nothing else to do (the producer at a full ring): try_wait with a suspend
-// time hint sleeps until the phase completes (or 10 ms pass) instead of returning after the hardware's own
-// short window, so the wait does not spin. Nsight Compute (probe/call44) counted 13 try_wait rounds per K
-// load in the four-CTA kernel, 2% of all the instructions it issued.
-__device__ __forceinline__ void mbarrier_wait_sleeping(unsigned long long* bar, unsigned parity) {
-  const unsigned address = shared_address(bar);
-  constexpr unsigned kSuspendNanoseconds = 10000000;
-  unsigned done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred ready;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 ready, [%1], %2, %3;\n"
-        "selp.u32 %0, 1, 0, ready;\n}\n"
-        : "=r"(done)
-        : "r"(address), "r"(parity), "r"(kSuspendNanoseconds)
-        : "memory");
-  } while (done == 0);
-}
 
 // --- TMA: a box of a tensor (descriptor from cuTensorMapEncodeTiled, a __grid_constant__ kernel argument)
 // into shared memory, completing on `bar` (its transaction count must have been raised by the bytes).
