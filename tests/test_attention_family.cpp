@@ -292,17 +292,33 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(d128.at("q_buffers"), 1);
   EXPECT_EQ(d128.at("o_store"), 1);
   EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128"), h100).at("block_n"), 160);
-  for (const char* text : {"b=1,hq=8,sq=512,d=64", "b=1,hq=4,sq=300,d=128,causal=1", "b=8,hq=16,sq=2048,d=64"}) {
+  for (const char* text : {"b=1,hq=8,sq=512,d=64", "b=1,hq=4,sq=300,d=128,causal=1", "b=2,hq=8,sq=2304,d=64"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
     EXPECT_EQ(c.at("scheduler"), kGridScheduler) << text;
     EXPECT_EQ(c.at("q_buffers"), 1) << text;
   }
-  // d=64 on sm_90: 192-row wgmma tiles, or 128-row ones where those fill the waves clearly better.
-  EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=2048,d=64,dtype=bf16"), h100).at("block_m"), 192);
+  // Non-causal d=64 whose 192-row tiles are at most 1/8 padding and fill at least 80% of the rounds of one
+  // CTA per SM: those tiles, persistent, the rows out by TMA store; from 768 to 1024 keys too where they are
+  // at least two per SM (instead of the four-CTA config below).
+  for (const char* text : {"b=8,hq=16,sq=2048,d=64,dtype=bf16", "b=2,hq=16,sq=1280,d=64",
+                           "b=4,hq=32,hkv=8,sq=1536,d=64,dtype=bf16", "b=1,hq=16,sq=8192,d=64,dtype=bf16",
+                           "b=8,hq=16,sq=768,d=64,dtype=bf16", "b=16,hq=8,sq=896,d=64,dtype=bf16",
+                           "b=4,hq=16,sq=1024,d=64"}) {
+    const Problem p = Problem::parse(text);
+    const Config c = heuristic_config(p, h100);
+    EXPECT_EQ(c.at("block_m"), 192) << text;
+    EXPECT_EQ(c.at("scheduler"), kPersistentScheduler) << text;
+    EXPECT_EQ(c.at("o_store"), 1) << text;
+    EXPECT_EQ(c.at("pingpong"), 1) << text;
+    EXPECT_EQ(invalid_reason(c, p, h100), std::nullopt) << text;
+    EXPECT_EQ(excluded_by_default(c, p, h100), std::nullopt) << text;
+  }
+  // d=64 on sm_90 otherwise: 192-row wgmma tiles, or 128-row ones where those fill the waves clearly better.
+  EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=8,sq=2304,d=64,dtype=bf16"), h100).at("block_m"), 192);
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=12,sq=1100,d=64,dtype=bf16"), h100).at("block_m"), 128);
   // Causal beyond 1536 keys at d=64, or d=128: one CTA per SM, dynamic, the rows out by TMA store, no
-  // pingpong (two Q buffers at d=128, one at d=64); d64 non-causal keeps pingpong and the threads' stores,
-  // as does a grid that leaves SMs idle.
+  // pingpong (two Q buffers at d=128, one at d=64); d64 non-causal keeps pingpong (the persistent rule above),
+  // and on a 192-row grid the threads' stores, as does a grid that leaves SMs idle (below).
   for (const char* text : {"b=2,hq=24,sq=1537,d=64,causal=1", "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1",
                            "b=4,hq=16,sq=4096,d=128,causal=1"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
@@ -316,10 +332,13 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   // d=64 with at most 1536 keys causal, 1024 not, and enough tiles: four CTAs per SM of one consumer
   // warpgroup each (a grid; dynamic for non-causal tiles of at most 256 keys), 64x64 tiles, the producer's
   // registers moved to the consumer; 1537 keys causal, 1025 not, or too few tiles: not.
+  // (Non-causal: where the persistent 192-row rule above does not take the shape: tiles of 1/8 padding or
+  // more, s777, s1000, s640, s256; fewer than two per SM, b2 hq8 s768; below 768 keys, s384.)
   for (const char* text : {"b=32,hq=8,sq=256,d=64,causal=1", "b=8,hq=16,hkv=4,sq=384,d=64,causal=1",
-                           "b=64,hq=8,sq=256,d=64", "b=8,hq=16,sq=768,d=64,dtype=bf16",
+                           "b=64,hq=8,sq=256,d=64", "b=32,hq=16,sq=384,d=64", "b=16,hq=16,sq=640,d=64,dtype=bf16",
+                           "b=2,hq=8,sq=768,d=64", "b=12,hq=12,sq=1000,d=64",
                            "b=16,hq=16,sq=1024,d=64,causal=1", "b=2,hq=24,sq=1536,d=64,causal=1",
-                           "b=3,hq=12,sq=777,d=64,dtype=bf16", "b=4,hq=16,sq=1024,d=64"}) {
+                           "b=3,hq=12,sq=777,d=64,dtype=bf16"}) {
     const Problem p = Problem::parse(text);
     const Config c = heuristic_config(p, h100);
     EXPECT_EQ(c.at("block_m"), 64) << text;
@@ -335,7 +354,8 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   // one is the default, the four-CTA one beyond the bound; nothing at d=128, where no bound applies. (A
   // grid that leaves SMs idle takes both sides to the small-grid config, which keeps each side's overlap.)
   for (const char* text : {"b=2,hq=24,sq=1536,d=64,causal=1", "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1",
-                           "b=8,hq=16,sq=768,d=64,dtype=bf16", "b=8,hq=16,sq=2048,d=64,dtype=bf16"}) {
+                           "b=8,hq=16,sq=768,d=64,dtype=bf16", "b=8,hq=16,sq=2048,d=64,dtype=bf16",
+                           "b=16,hq=16,sq=640,d=64,dtype=bf16"}) {
     const Problem p = Problem::parse(text);
     const Config chosen = heuristic_config(p, h100);
     const std::vector<Config> others = heuristic_alternatives(p, h100);
@@ -354,7 +374,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=1025,d=64"), h100).at("min_ctas"), 1);
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=8,sq=512,d=64"), h100).at("min_ctas"), 1);  // 64 tiles
   EXPECT_EQ(heuristic_config(Problem::parse("b=32,hq=8,sq=256,d=128,causal=1"), h100).at("min_ctas"), 1);
-  for (const char* text : {"b=8,hq=16,sq=2048,d=64", "b=1,hq=8,sq=512,d=64,causal=1"}) {
+  for (const char* text : {"b=2,hq=8,sq=2304,d=64", "b=1,hq=8,sq=512,d=64,causal=1"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
     EXPECT_EQ(c.at("o_store"), 0) << text;
     EXPECT_EQ(c.at("min_ctas"), 1) << text;

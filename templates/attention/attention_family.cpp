@@ -204,8 +204,34 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // problem whose 192-row grid leaves a last wave mostly empty). b3 hq12 s777 d64: 180 CTAs of 192 rows
   // fill 68% of two waves, 252 of 128 rows 95%; its search's winner had 128 rows, 25.3 us against the
   // 192-row default's 31.8 (evidence/results/h100/hopper/heldout; that shape now takes the short-range rule
-  // below). Causal d=64 and short K/V ranges take the rules below, which set the whole tile.
-  if (p.d == 64 && !p.causal) {
+  // below). Causal d=64 and short K/V ranges take the rules below, which set the whole tile. (This applies
+  // where the persistent rule that follows does not.)
+  //
+  // Non-causal d=64 whose 192-row tiles fill the SMs: one CTA per SM walks them in grid order
+  // (scheduler=persistent) and the rows leave by TMA store from an output tile (o_store=tma), so a tile's
+  // epilogue runs under the next tile's loads. A 160-trial search found it on b8 hq16 s768 (probe/call47);
+  // against the rules before, median us of two rounds in one call (probe/call48): b8 hq16 s2048 bf16 276.9
+  // against the 192-row grid's 294.9; b8 hq16 s768 bf16 49.1 against the four-CTA config's 53.2, b16 hq8 s896
+  // bf16 65.7 / 68.4, b4 hq16 s1024 46.2 / 47.2. On shapes not used to make this rule (call49): b4 hq32 hkv8
+  // s1536 bf16 157.2 / 172.9, b4 hq16 s4096 553.7 / 573.4, b1 hq16 s8192 bf16 562.4 against the 128-row grid's
+  // 586.2, b2 hq16 s1280 38.6 / 42.1 (224 tiles: 1.7 per SM), b32 hq16 s384 58.6 / 58.9. Where it lost, the
+  // four-CTA config keeps short K/V ranges (below): tiles of mostly padding rows (b3 hq12 s777 30.5 / 23.6,
+  // b64 hq8 s256 43.5 / 33.4, b16 hq16 s640 bf16 78.2 / 71.9, b12 hq12 s1000 101.0 / 98.5) and a grid of
+  // fewer tiles than two per SM (b2 hq8 s768 13.1 / 12.5). So the rule asks for tiles of at most 1/8 padding
+  // rows (the longer shapes where it won had at most 5%), and a last round of its CTAs that is mostly full:
+  // every shape measured had at least 85% of the rounds' tile slots filled; below 80% (tiles not filling the
+  // SMs, or between one and ~1.6 rounds) the 128-row rule above decides, as before.
+  const long long padded_rows = evotune_split::ceil_div(p.sq, 192) * 192LL;
+  const long long rows192_tiles = padded_rows / 192 * p.hq * p.b;
+  const long long rows192_rounds = (rows192_tiles + limits.sm_count - 1) / limits.sm_count;
+  const bool rows192_persistent = p.d == 64 && !p.causal && (padded_rows - p.sq) * 8 <= padded_rows &&
+                                  rows192_tiles >= limits.sm_count &&
+                                  rows192_tiles * 5 >= rows192_rounds * limits.sm_count * 4;
+  if (rows192_persistent) {
+    c.set("scheduler", kPersistentScheduler);
+    c.set("o_store", 1);
+    c = conform(c);
+  } else if (p.d == 64 && !p.causal) {
     auto wave_efficiency = [&](const Config& candidate) {
       const long long ctas = unsplit_ctas(candidate, p), waves = (ctas + limits.sm_count - 1) / limits.sm_count;
       return static_cast<double>(ctas) / static_cast<double>(waves * limits.sm_count);
@@ -251,7 +277,11 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // The config above is the long-range one; at d=64 the short-range one is built beside it, and the bound
   // picks (the other is what heuristic_alternatives offers a search).
   const Config long_range = c;
-  const bool short_range = p.d == 64 && p.skv <= (p.causal ? 1536 : 1024);
+  // Non-causal K/V ranges from 768 to 1024 keys take the persistent 192-row config above where its tiles are
+  // at least two per SM (the measurements there); below 768 keys the four-CTA config stays (s384 was level,
+  // s512 not measured with it).
+  const bool rows192_short = rows192_persistent && p.skv >= 768 && rows192_tiles >= 2LL * limits.sm_count;
+  const bool short_range = p.d == 64 && p.skv <= (p.causal ? 1536 : 1024) && !rows192_short;
   if (p.d == 64) {
     // Short K/V ranges at d=64 (at most twelve 128-key blocks per causal tile, eight otherwise): each tile is
     // mostly its prologue (Q, the first K/V) and epilogue, which a 128-row tile's two consumer warpgroups pay
