@@ -625,6 +625,14 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        two + "block_n=176,stages=2,overlap=on,pingpong=on,producer_regs=24,rescale=lazy"},
       {"b=1,hq=2,hkv=1,sq=200,skv=200,d=64,causal=1,dtype=fp16",
        "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=on,splits=4,rescale=lazy"},
+      // the non-causal d=64 default where 192-row tiles fill the SMs: three consumer warpgroups, persistent,
+      // the rows out by TMA store (three 64-row boxes per tile): GQA with a query tail, and sq < skv
+      {"b=4,hq=32,hkv=8,sq=1000,skv=1000,d=64,causal=0,dtype=bf16",
+       "mma=wgmma,block_m=192,warps=16,block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,"
+       "scheduler=persistent,o_store=tma,rescale=lazy"},
+      {"b=2,hq=16,sq=600,skv=1500,d=64,causal=0,dtype=fp16",
+       "mma=wgmma,block_m=192,warps=16,block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,"
+       "scheduler=persistent,o_store=tma,rescale=lazy"},
   };
   expect_cases_match_reference(f, cases, 31);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's
