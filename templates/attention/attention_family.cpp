@@ -217,7 +217,7 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // 586.2, b2 hq16 s1280 38.6 / 42.1 (224 tiles: 1.7 per SM), b32 hq16 s384 58.6 / 58.9. Where it lost, the
   // four-CTA config keeps short K/V ranges (below): tiles of mostly padding rows (b3 hq12 s777 30.5 / 23.6,
   // b64 hq8 s256 43.5 / 33.4, b16 hq16 s640 bf16 78.2 / 71.9, b12 hq12 s1000 101.0 / 98.5) and a grid of
-  // fewer tiles than two per SM (b2 hq8 s768 13.1 / 12.5). So the rule asks for tiles of at most 1/8 padding
+  // fewer tiles than SMs (b2 hq8 s768, 64 tiles: 13.1 / 12.5). So the rule asks for tiles of at most 1/8 padding
   // rows (the longer shapes where it won had at most 5%), and a last round of its CTAs that is mostly full:
   // every shape measured had at least 85% of the rounds' tile slots filled; below 80% (tiles not filling the
   // SMs, or between one and ~1.6 rounds) the 128-row rule above decides, as before.
