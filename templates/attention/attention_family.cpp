@@ -221,21 +221,21 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // rows (the longer shapes where it won had at most 5%), and a last round of its CTAs that is mostly full:
   // every shape measured had at least 85% of the rounds' tile slots filled; below 80% (tiles not filling the
   // SMs, or between one and ~1.6 rounds) the 128-row rule above decides, as before.
+  // (At d=64, c has 192 rows, unpacked, here.) The share of the slots of whole rounds of one CTA per SM
+  // (or of a grid's waves) that a config's tiles fill:
+  auto wave_efficiency = [&](const Config& candidate) {
+    const long long ctas = unsplit_ctas(candidate, p), waves = (ctas + limits.sm_count - 1) / limits.sm_count;
+    return static_cast<double>(ctas) / static_cast<double>(waves * limits.sm_count);
+  };
   const long long padded_rows = evotune_split::ceil_div(p.sq, 192) * 192LL;
-  const long long rows192_tiles = padded_rows / 192 * p.hq * p.b;
-  const long long rows192_rounds = (rows192_tiles + limits.sm_count - 1) / limits.sm_count;
+  const long long rows192_tiles = unsplit_ctas(c, p);
   const bool rows192_persistent = p.d == 64 && !p.causal && (padded_rows - p.sq) * 8 <= padded_rows &&
-                                  rows192_tiles >= limits.sm_count &&
-                                  rows192_tiles * 5 >= rows192_rounds * limits.sm_count * 4;
+                                  rows192_tiles >= limits.sm_count && wave_efficiency(c) >= 0.8;
   if (rows192_persistent) {
     c.set("scheduler", kPersistentScheduler);
     c.set("o_store", 1);
     c = conform(c);
   } else if (p.d == 64 && !p.causal) {
-    auto wave_efficiency = [&](const Config& candidate) {
-      const long long ctas = unsplit_ctas(candidate, p), waves = (ctas + limits.sm_count - 1) / limits.sm_count;
-      return static_cast<double>(ctas) / static_cast<double>(waves * limits.sm_count);
-    };
     Config rows128 = c;
     rows128.set("block_m", 128);
     rows128.set("producer_regs", 24);
