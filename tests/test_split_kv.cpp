@@ -288,3 +288,43 @@ TEST(SplitKv, StreamKPiecesCoverTheTailOnceAndTheMergeFindsThem) {
     for (int uses : slot_uses) EXPECT_LE(uses, 1) << "a slot written twice";
   }
 }
+
+// The persistent schedulers decode tile indices with params.h's fast_divide (the host's make_fast_divisor,
+// the kernels' multiply-high and shift): it must be the exact quotient for every divisor the host can pass
+// (extents and groups, 1 to 2^31 - 1) and every index below 2^31. Every divisor up to 4096, and large ones
+// (powers of two and their neighbours, primes), at the quotient boundaries, the top of the range and random
+// indices.
+TEST(SplitKv, FastDivideIsTheExactQuotient) {
+  std::mt19937 rng(7);
+  std::vector<int> divisors;
+  for (int d = 1; d <= 4096; ++d) divisors.push_back(d);
+  for (int bits = 13; bits <= 30; ++bits) {
+    for (int delta : {-1, 0, 1}) divisors.push_back((1 << bits) + delta);
+  }
+  for (int d : {65521, 1048573, 16777213, 1000000007, 2147483647}) divisors.push_back(d);
+  constexpr long long kTop = 2147483647;
+  long long checked = 0;
+  for (int d : divisors) {
+    const FastDivisor fast = make_fast_divisor(d);
+    auto check = [&](long long n) {
+      if (n < 0 || n > kTop) return;
+      const int got = fast_divide(static_cast<int>(n), fast);
+      ASSERT_EQ(got, static_cast<int>(n / d)) << n << " / " << d;
+      ++checked;
+    };
+    for (long long n : {0LL, 1LL, static_cast<long long>(d) - 1, static_cast<long long>(d),
+                        static_cast<long long>(d) + 1, kTop, kTop - 1, kTop - kTop % d, kTop - kTop % d - 1}) {
+      check(n);
+    }
+    std::uniform_int_distribution<long long> quotient(0, kTop / d);
+    for (int i = 0; i < 64; ++i) {
+      const long long q = quotient(rng);
+      check(q * d - 1);
+      check(q * d);
+      check(q * d + d - 1);
+    }
+    std::uniform_int_distribution<long long> any(0, kTop);
+    for (int i = 0; i < 64; ++i) check(any(rng));
+  }
+  EXPECT_GT(checked, 1000000);
+}

@@ -1069,6 +1069,11 @@ void KernelArguments::bind(const AttentionParams& params) {
   const AttentionParams previous = block_.params;
   block_.params = params;
   if (config_.at("mma") != kWgmma) return;
+  // The persistent schedulers decode tile indices (common.cuh's LinearTiles) over launch_plan's grid.
+  const int splits = config_.at("splits") == kAutoSplits ? std::max(1, params.splits) : config_.at("splits");
+  block_.x_extent = make_fast_divisor(static_cast<int>(query_tiles(config_, problem_)) * splits);
+  block_.y_extent = make_fast_divisor(config_.at("pack_gqa") == 1 ? problem_.hkv : problem_.hq);
+  block_.group = make_fast_divisor(problem_.group());
   // The descriptors depend on the tensors' addresses and sizes only: a launch on the same Q, K and V (a
   // benchmark's repetitions, a model's layer called again on the same buffers) keeps them.
   auto same = [](const TensorStrides& a, const TensorStrides& b) {

@@ -188,10 +188,11 @@ struct WorkTile {
 };
 
 // The work tile of grid position (x, y, z) in a grid of `x_extent` = query tiles x splits columns: x is
-// the query tile and the chunk of its K/V range, y the head (the KV head when packed), z the batch.
+// the query tile and the chunk of its K/V range, y the head (the KV head when packed), z the batch; `group`
+// = hq / hkv and `kv_head` y's KV head, worked out by the caller.
 template <int kBlockM, int kBlockN, bool kCausal, bool kPack, int kSplits>
 __device__ __forceinline__ WorkTile<kPack, kSplits> make_work_tile_at(const AttentionParams& p, int x, int y, int z,
-                                                                      int x_extent) {
+                                                                      int x_extent, int group, int kv_head) {
   WorkTile<kPack, kSplits> w;
   w.splits = kSplits > 0 ? kSplits : p.splits;
   const int tile = x / w.splits;
@@ -202,14 +203,9 @@ __device__ __forceinline__ WorkTile<kPack, kSplits> make_work_tile_at(const Atte
   w.m0 = m_block * kBlockM;
   w.tile = m_block;
   w.batch = z;
-  w.group = p.hq / p.hkv;
-  if (kPack) {
-    w.kv_head = y;
-    w.head = y * w.group;
-  } else {
-    w.head = y;
-    w.kv_head = w.head / w.group;  // GQA/MQA: heads share K/V by index, nothing is replicated
-  }
+  w.group = group;
+  w.kv_head = kv_head;  // GQA/MQA: heads share K/V by index, nothing is replicated
+  w.head = kPack ? y * group : y;
   w.rows = evotune_split::tile_rows(p.sq, w.group, kPack);
   w.diagonal = p.skv - p.sq;
   const evotune_split::BlockRange range = evotune_split::tile_blocks(
@@ -222,29 +218,30 @@ __device__ __forceinline__ WorkTile<kPack, kSplits> make_work_tile_at(const Atte
 // One CTA per work tile: the CTA's own.
 template <int kBlockM, int kBlockN, bool kCausal, bool kPack, int kSplits>
 __device__ __forceinline__ WorkTile<kPack, kSplits> make_work_tile(const AttentionParams& p) {
-  return make_work_tile_at<kBlockM, kBlockN, kCausal, kPack, kSplits>(p, blockIdx.x, blockIdx.y, blockIdx.z,
-                                                                      gridDim.x);
+  const int group = p.hq / p.hkv, y = blockIdx.y;
+  return make_work_tile_at<kBlockM, kBlockN, kCausal, kPack, kSplits>(p, blockIdx.x, y, blockIdx.z, gridDim.x,
+                                                                      group, kPack ? y : y / group);
 }
 
 // The work tiles of a launch in one sequence, in the order a grid of one CTA per tile would be
 // scheduled (x fastest: a head's query tiles together, so that their shared K/V stays in L2): for the
-// persistent schedulers, whose CTAs each walk several tiles.
+// persistent schedulers, whose CTAs each walk several tiles. The extents and the group come with their
+// divisors from the host (TmaAttentionParams), read from the parameter space where they are used.
 template <int kBlockM, int kBlockN, bool kCausal, bool kPack, int kSplits>
 struct LinearTiles {
-  int x_extent, y_extent, total;
+  const TmaAttentionParams& args;
+  int total;
   // `batch`: p.b, passed separately so that a caller can make it opaque (sm90::opaque) and keep the
-  // extents from being computed once and held in registers across a loop.
-  __device__ __forceinline__ LinearTiles(const AttentionParams& p, int batch) {
-    const int group = p.hq / p.hkv;
-    const int query_tiles = evotune_split::ceil_div(evotune_split::tile_rows(p.sq, group, kPack), kBlockM);
-    x_extent = query_tiles * (kSplits > 0 ? kSplits : p.splits);
-    y_extent = kPack ? p.hkv : p.hq;
-    total = x_extent * y_extent * batch;
+  // total from being computed once and held in a register across a loop.
+  __device__ __forceinline__ LinearTiles(const TmaAttentionParams& args, int batch) : args(args) {
+    total = args.x_extent.divisor * args.y_extent.divisor * batch;
   }
+  __device__ __forceinline__ int x_extent() const { return args.x_extent.divisor; }
   __device__ __forceinline__ WorkTile<kPack, kSplits> at(const AttentionParams& p, int index) const {
-    const int x = index % x_extent, yz = index / x_extent;
-    return make_work_tile_at<kBlockM, kBlockN, kCausal, kPack, kSplits>(p, x, yz % y_extent, yz / y_extent,
-                                                                        x_extent);
+    const int yz = fast_divide(index, args.x_extent), z = fast_divide(yz, args.y_extent);
+    const int x = index - yz * args.x_extent.divisor, y = yz - z * args.y_extent.divisor;
+    return make_work_tile_at<kBlockM, kBlockN, kCausal, kPack, kSplits>(
+        p, x, y, z, args.x_extent.divisor, args.group.divisor, kPack ? y : fast_divide(y, args.group));
   }
 };
 

@@ -425,12 +425,13 @@ struct WgmmaMainloop {
 
   // The rows leave through shared memory: normalized, converted and written into this warpgroup's own rows
   // of the Q tile (its last Q.K^T is done; no other warpgroup reads those rows) or of the output tile
-  // (o_store=tma), in the same 128-byte swizzle, so that the quads' 4-byte writes and the 16-byte reads
-  // each hit 32 distinct banks; then to O: o_store=tma, one thread's TMA store of the warpgroup's 64 rows
-  // (rows past the tensor's end are not written), read out of shared memory while the next tile runs;
-  // threads, 16-byte stores by every thread, consecutive threads along a row. Written straight from the
-  // accumulator layout, a warp's store covers 8 rows x 16 bytes: half of each 32-byte sector. A chunk of a
-  // split goes to the fp32 workspace directly (store_rows), as in the mma.sync path.
+  // (o_store=tma), in the same 128-byte swizzle, by stmatrix: four 8x8 matrices (two column tiles of the
+  // warp's 16 rows) per instruction, each row's 16 bytes at its swizzled place, so that one address per lane
+  // and instruction replaces a 4-byte store and its address per element pair (the epilogue is a fifth of a
+  // short tile's instructions: b64 hq8 s256 d64 walks four 64-key blocks per tile). Then to O: o_store=tma,
+  // one thread's TMA store of the warpgroup's 64 rows (rows past the tensor's end are not written), read out
+  // of shared memory while the next tile runs; threads, 16-byte stores by every thread, consecutive threads
+  // along a row. A chunk of a split goes to the fp32 workspace directly (store_rows), as in the mma.sync path.
   template <class AnyTile>
   __device__ __forceinline__ void epilogue(const AnyTile& w, const TmaAttentionParams& args, int buffer) {
     const AttentionParams& p = args.params;
@@ -447,18 +448,31 @@ struct WgmmaMainloop {
       if (storer) sm90::bulk_wait_group_read<0>();
       sm90::named_barrier_sync(9 + consumer, 128);
     }
+    const RowTotal totals[2] = {row_total(row_sum[0]), row_total(row_sum[1])};
+    {
+      // Lane l addresses row l % 8 of matrix l / 8: matrices (dt, rows 0-7), (dt, rows 8-15), (dt + 1, rows
+      // 0-7), (dt + 1, rows 8-15) of the warp's rows. The warp's first row is a multiple of 8, so a row's
+      // swizzle is its matrix row; with dt even, column tile dt + m / 2's 16-byte chunk is (dt % 8) ^ (m / 2)
+      // ^ row, and each instruction's addresses are the lane's first XOR (dt % 8) << 4.
+      const int matrix = lane / 8, matrix_row = lane % 8;
+      const int row = local_row - lane / 4 + (matrix % 2) * 8 + matrix_row;
+      const int lane_offset = row * 128 + (((matrix / 2) ^ matrix_row) << 4);
+      auto pair = [](float lo, float hi, float scale) { return pair_bits(Element<T>::pack(lo * scale, hi * scale)); };
+      const float top = totals[0].inverse, bottom = totals[1].inverse;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const RowTotal total = row_total(row_sum[h]);
-      const int row = local_row + h * 8;
-#pragma unroll
-      for (int dt = 0; dt < kDTiles; ++dt) {
-        const int offset = (dt / 8) * kBlockM * 128 + row * 128 + (((dt % 8) ^ (row % 8)) << 4) + (lane & 3) * 4;
-        *reinterpret_cast<typename Element<T>::Pair*>(tile + offset) =
-            Element<T>::pack(o[dt][2 * h] * total.inverse, o[dt][2 * h + 1] * total.inverse);
+      for (int dt = 0; dt < kDTiles; dt += 2) {
+        sm90::stmatrix_x4(tile + (dt / 8) * kBlockM * 128 + (lane_offset ^ ((dt % 8) << 4)),
+                          pair(o[dt][0], o[dt][1], top), pair(o[dt][2], o[dt][3], bottom),
+                          pair(o[dt + 1][0], o[dt + 1][1], top), pair(o[dt + 1][2], o[dt + 1][3], bottom));
       }
-      const OutputRow out_row = w.output_row(row, p);
-      if (out_row.valid() && (lane & 3) == 0) store_lse(w, p, out_row, row_lse(row_max[h], total.sum, p));
+    }
+    // The LSE only where asked for (a uniform test): finding a row's place in it takes ~20 instructions.
+    if (p.lse != nullptr) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const OutputRow out_row = w.output_row(local_row + h * 8, p);
+        if (out_row.valid() && (lane & 3) == 0) store_lse(w, p, out_row, row_lse(row_max[h], totals[h].sum, p));
+      }
     }
     if constexpr (Cfg::kTmaStore) {
       sm90::fence_proxy_async_shared();  // this thread's rows, written by the generic proxy, to the TMA's
@@ -637,7 +651,7 @@ struct StreamKSchedule {
 
   // `batch` and `skv`: p.b and p.skv, opaque (sm90::opaque) where the schedule is rebuilt per unit, so that
   // nothing of it is computed once and held in registers across the mainloop.
-  __device__ __forceinline__ StreamKSchedule(const AttentionParams& p, int batch, int skv) : tiles(p, batch) {
+  __device__ __forceinline__ StreamKSchedule(const TmaAttentionParams& args, int batch, int skv) : tiles(args, batch) {
     tail_tiles = evotune_split::stream_k_tail_tiles(tiles.total, gridDim.x);
     dp_tiles = tiles.total - tail_tiles;
     uniform_cost = max(1, evotune_split::ceil_div(skv, Cfg::kBlockN));
@@ -649,10 +663,10 @@ struct StreamKSchedule {
       return uniform_cost;
     } else {
       // LinearTiles' order: x (the query tile, the longest first when causal) fastest.
-      const int x = (dp_tiles + t) % tiles.x_extent;
+      const int x = (dp_tiles + t) % tiles.x_extent();
       const int group = p.hq / p.hkv;
       const evotune_split::BlockRange range = evotune_split::tile_blocks(
-          (tiles.x_extent - 1 - x) * Cfg::kBlockM, Cfg::kBlockM, evotune_split::tile_rows(p.sq, group, Cfg::kPack),
+          (tiles.x_extent() - 1 - x) * Cfg::kBlockM, Cfg::kBlockM, evotune_split::tile_rows(p.sq, group, Cfg::kPack),
           group, Cfg::kPack, p.sq, p.skv, true, Cfg::kBlockN, 1, 0);
       return max(1, range.end);
     }
@@ -707,7 +721,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
   }
   if constexpr (Cfg::kScheduler == kStreamKScheduler) {
     if (threadIdx.x < 32) {
-      const int iterations = StreamKSchedule<Cfg>(p, p.b, p.skv).count_iterations(p, threadIdx.x);
+      const int iterations = StreamKSchedule<Cfg>(args, p.b, p.skv).count_iterations(p, threadIdx.x);
       if (threadIdx.x == 0) *mainloop.tail_iterations() = iterations;
     }
   }
@@ -723,7 +737,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
       int ring = 0;
       for (int unit = 0;; ++unit) {
         // Rebuilt per unit: the producer keeps 24 to 56 registers, too few to hold the schedule as well.
-        const StreamKSchedule<Cfg> schedule(p, sm90::opaque(p.b), sm90::opaque(p.skv));
+        const StreamKSchedule<Cfg> schedule(args, sm90::opaque(p.b), sm90::opaque(p.skv));
         typename Cfg::Tile w;
         evotune_split::StreamKPiece piece;
         if (!schedule.unit(p, *mainloop.tail_iterations(), unit, w, piece)) break;
@@ -732,7 +746,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
       }
     } else {
       // The host launches at most as many CTAs as there are tiles, so every CTA has its first.
-      const typename Cfg::Tiles tiles(p, p.b);
+      const typename Cfg::Tiles tiles(args, p.b);
       int index = blockIdx.x, ring = 0, tile_number = 0;
       while (index < tiles.total) {
         const typename Cfg::Tile w = tiles.at(p, index);
@@ -768,7 +782,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
     int ring = 0;
     for (int unit = 0;; ++unit) {
       {
-        const StreamKSchedule<Cfg> schedule(p, sm90::opaque(p.b), sm90::opaque(p.skv));
+        const StreamKSchedule<Cfg> schedule(args, sm90::opaque(p.b), sm90::opaque(p.skv));
         typename Cfg::Tile w;
         evotune_split::StreamKPiece piece;
         if (!schedule.unit(p, *mainloop.tail_iterations(), unit, w, piece)) break;
@@ -776,7 +790,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
         mainloop.start_tile();
         mainloop.consume(w, p, ring, 0);
       }
-      const StreamKSchedule<Cfg> schedule(p, sm90::opaque(p.b), sm90::opaque(p.skv));
+      const StreamKSchedule<Cfg> schedule(args, sm90::opaque(p.b), sm90::opaque(p.skv));
       typename Cfg::Tile w;
       evotune_split::StreamKPiece piece;
       schedule.unit(p, *mainloop.tail_iterations(), sm90::opaque(unit), w, piece);
@@ -793,7 +807,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
   } else {
     int index = blockIdx.x, ring = 0;
     for (int tile_number = 0;; ++tile_number) {
-      const typename Cfg::Tiles tiles(p, sm90::opaque(p.b));  // per tile, as start_tile's thread index
+      const typename Cfg::Tiles tiles(args, sm90::opaque(p.b));  // per tile, as start_tile's thread index
       const int buffer = tile_number % Cfg::kQBuffers, use = tile_number / Cfg::kQBuffers;
       if constexpr (Cfg::kScheduler == kPersistentScheduler) {
         if (index >= tiles.total) break;

@@ -36,6 +36,47 @@ struct AttentionParams {
   float softmax_scale;  // multiplies Q.K before the softmax; usually 1/sqrt(d)
 };
 
+// A divisor of non-negative ints with its multiplier and shift worked out on the host (make_fast_divisor), so
+// that a kernel divides by it with a multiply-high and a shift (fast_divide) instead of the ~20 instructions
+// of a division by a run-time value: the wgmma schedulers decode a tile index into (query tile, head, batch)
+// at every tile, in the serial chain of the consumers and the producer.
+struct FastDivisor {
+  int divisor;
+  unsigned multiplier, shift;
+};
+
+#if defined(__CUDACC__)
+#define EVOTUNE_PARAMS_FUNCTION __host__ __device__ __forceinline__
+#else
+#define EVOTUNE_PARAMS_FUNCTION inline
+#endif
+
+// The round-up method (Granlund and Montgomery): with l = ceil(log2(divisor)) and multiplier =
+// ceil(2^(31 + l) / divisor), n * multiplier / 2^(31 + l) is n / divisor plus less than 1 / divisor for every
+// n < 2^31, so its floor is the quotient; multiplier < 2^32 for divisor >= 2. Divisor 1 is taken apart.
+EVOTUNE_PARAMS_FUNCTION FastDivisor make_fast_divisor(int divisor) {
+  FastDivisor d{divisor, 0u, 0u};
+  if (divisor > 1) {
+    unsigned l = 0;
+    while ((1ull << l) < static_cast<unsigned long long>(divisor)) ++l;
+    d.multiplier = static_cast<unsigned>(((1ull << (31 + l)) + static_cast<unsigned long long>(divisor) - 1) /
+                                         static_cast<unsigned long long>(divisor));
+    d.shift = l - 1;  // the multiply-high already shifted by 32
+  }
+  return d;
+}
+
+// n / d.divisor, for 0 <= n < 2^31.
+EVOTUNE_PARAMS_FUNCTION int fast_divide(int n, const FastDivisor& d) {
+#if defined(__CUDA_ARCH__)
+  const unsigned high = __umulhi(static_cast<unsigned>(n), d.multiplier);
+#else
+  const unsigned high =
+      static_cast<unsigned>((static_cast<unsigned long long>(static_cast<unsigned>(n)) * d.multiplier) >> 32);
+#endif
+  return d.divisor == 1 ? n : static_cast<int>(high >> d.shift);
+}
+
 // A TMA tensor descriptor (the driver's CUtensorMap): 128 opaque bytes, 64-byte aligned. Encoded on the
 // host (cuTensorMapEncodeTiled), read by the TMA unit from the kernel's parameter space.
 struct alignas(64) TensorMapBytes {
@@ -55,4 +96,7 @@ struct TmaAttentionParams {
   // {d, skv, b x hkv}, addressed with one coordinate less; the rank the dense layout had before strided
   // layouts, kept for it. K and V share theirs.
   int q_merged, kv_merged, o_merged;
+  // The persistent schedulers' tile index is x + x_extent * (y + y_extent * batch) (common.cuh's LinearTiles):
+  // x_extent = query tiles x splits, y_extent = heads (the KV heads when packed); `group` = hq / hkv.
+  FastDivisor x_extent, y_extent, group;
 };

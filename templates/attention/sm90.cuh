@@ -108,6 +108,15 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
+// --- Four 8x8 matrices of 2-byte elements from registers to shared memory: register i of lane l holds row l / 4,
+// elements 2 (l % 4) and 2 (l % 4) + 1, of matrix i (an mma accumulator's layout once packed), and lane l
+// gives the address of row l % 8 of matrix l / 8 (16 bytes, 16-byte aligned).
+__device__ __forceinline__ void stmatrix_x4(void* row, unsigned r0, unsigned r1, unsigned r2, unsigned r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(shared_address(row)),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
 // --- Named barriers (ids 1..15; 0 is __syncthreads): `threads` of the CTA, a multiple of 32, meet.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
