@@ -626,11 +626,12 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
       {"b=1,hq=2,hkv=1,sq=200,skv=200,d=64,causal=1,dtype=fp16",
        "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=on,splits=4,rescale=lazy"},
       // the non-causal d=64 default where 192-row tiles fill the SMs: three consumer warpgroups, persistent,
-      // the rows out by TMA store (three 64-row boxes per tile): GQA with a query tail, and sq < skv
+      // the rows out by TMA store (three 64-row boxes per tile): GQA with a query tail, and sq < skv (192
+      // tiles: more than the H100's 132 CTAs, so that some walk two)
       {"b=4,hq=32,hkv=8,sq=1000,skv=1000,d=64,causal=0,dtype=bf16",
        "mma=wgmma,block_m=192,warps=16,block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,"
        "scheduler=persistent,o_store=tma,rescale=lazy"},
-      {"b=2,hq=16,sq=600,skv=1500,d=64,causal=0,dtype=fp16",
+      {"b=3,hq=16,sq=600,skv=1500,d=64,causal=0,dtype=fp16",
        "mma=wgmma,block_m=192,warps=16,block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,"
        "scheduler=persistent,o_store=tma,rescale=lazy"},
   };
