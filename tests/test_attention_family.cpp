@@ -285,7 +285,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(c.at("scheduler"), kDynamicScheduler) << text;
     EXPECT_EQ(c.at("q_buffers"), 2) << text;
   }
-  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=32,hkv=8,sq=2048,d=64,causal=1"), h100).at("q_buffers"), 1);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=32,hkv=8,sq=3072,d=64,causal=1"), h100).at("q_buffers"), 1);
   // Non-causal d=128: dynamic, 160-key blocks, one Q buffer and the output tile.
   const Config d128 = heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128"), h100);
   EXPECT_EQ(d128.at("scheduler"), kDynamicScheduler);
@@ -316,10 +316,10 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   // d=64 on sm_90 otherwise: 192-row wgmma tiles, or 128-row ones where those fill the waves clearly better.
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=8,sq=2304,d=64,dtype=bf16"), h100).at("block_m"), 192);
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=12,sq=1100,d=64,dtype=bf16"), h100).at("block_m"), 128);
-  // Causal beyond 1536 keys at d=64, or d=128: one CTA per SM, dynamic, the rows out by TMA store, no
+  // Causal beyond 2048 keys at d=64, or d=128: one CTA per SM, dynamic, the rows out by TMA store, no
   // pingpong (two Q buffers at d=128, one at d=64); d64 non-causal keeps pingpong (the persistent rule above),
   // and on a 192-row grid the threads' stores, as does a grid that leaves SMs idle (below).
-  for (const char* text : {"b=2,hq=24,sq=1537,d=64,causal=1", "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1",
+  for (const char* text : {"b=2,hq=24,sq=2049,d=64,causal=1", "b=4,hq=32,hkv=8,sq=3072,d=64,causal=1",
                            "b=4,hq=16,sq=4096,d=128,causal=1"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
     EXPECT_EQ(c.at("min_ctas"), 1) << text;
@@ -329,31 +329,39 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(c.at("o_store"), 1) << text;
     EXPECT_EQ(c.at("pingpong"), 0) << text;
   }
-  // d=64 with at most 1536 keys causal, 1024 not, and enough tiles: four CTAs per SM of one consumer
-  // warpgroup each (a grid; dynamic for non-causal tiles of at most 256 keys), 64x64 tiles, the producer's
-  // registers moved to the consumer; 1537 keys causal, 1025 not, or too few tiles: not.
+  // d=64 with at most 2048 keys causal, 1024 not, and enough tiles: four CTAs per SM of one consumer
+  // warpgroup each (a grid; non-causal, the dynamic scheduler where the 64-row tiles are more than four per
+  // SM), 64x64 tiles, the producer's registers moved to the consumer; 2049 keys causal, 1025 not, or too few
+  // tiles: not.
   // (Non-causal: where the persistent 192-row rule above does not take the shape: tiles of 1/8 padding or
   // more, s777, s1000, s640, s256; fewer than two per SM, b2 hq8 s768; below 768 keys, s384.)
   for (const char* text : {"b=32,hq=8,sq=256,d=64,causal=1", "b=8,hq=16,hkv=4,sq=384,d=64,causal=1",
                            "b=64,hq=8,sq=256,d=64", "b=32,hq=16,sq=384,d=64", "b=16,hq=16,sq=640,d=64,dtype=bf16",
                            "b=2,hq=8,sq=768,d=64", "b=12,hq=12,sq=1000,d=64",
                            "b=16,hq=16,sq=1024,d=64,causal=1", "b=2,hq=24,sq=1536,d=64,causal=1",
-                           "b=3,hq=12,sq=777,d=64,dtype=bf16"}) {
+                           "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1", "b=3,hq=12,sq=777,d=64,dtype=bf16",
+                           "b=8,hq=16,sq=256,d=64", "b=4,hq=8,sq=512,d=64,dtype=bf16"}) {
     const Problem p = Problem::parse(text);
     const Config c = heuristic_config(p, h100);
     EXPECT_EQ(c.at("block_m"), 64) << text;
     EXPECT_EQ(c.at("block_n"), 64) << text;
     EXPECT_EQ(c.at("min_ctas"), 4) << text;
     EXPECT_EQ(c.at("producer_regs"), 24) << text;
-    EXPECT_EQ(c.at("scheduler"), !p.causal && p.skv <= 256 ? kDynamicScheduler : kGridScheduler) << text;
+    const bool more_tiles_than_slots = unsplit_ctas(c, p) > 4LL * h100.sm_count;
+    EXPECT_EQ(c.at("scheduler"), !p.causal && more_tiles_than_slots ? kDynamicScheduler : kGridScheduler) << text;
     EXPECT_EQ(invalid_reason(c, p, h100), std::nullopt) << text;
     EXPECT_EQ(excluded_by_default(c, p, h100), std::nullopt) << text;
   }
-  EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=1537,d=64,causal=1"), h100).at("min_ctas"), 1);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=2049,d=64,causal=1"), h100).at("min_ctas"), 1);
+  // Both schedulers of the four-CTA config occur among those shapes (the loop above checks which is which).
+  EXPECT_EQ(heuristic_config(Problem::parse("b=64,hq=8,sq=256,d=64"), h100).at("scheduler"), kDynamicScheduler);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=32,hq=16,sq=384,d=64"), h100).at("scheduler"), kDynamicScheduler);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=256,d=64"), h100).at("scheduler"), kGridScheduler);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=8,sq=768,d=64"), h100).at("scheduler"), kGridScheduler);
   // The other side of that bound, for a search's first generation: the 128-row config where the four-CTA
   // one is the default, the four-CTA one beyond the bound; nothing at d=128, where no bound applies. (A
   // grid that leaves SMs idle takes both sides to the small-grid config, which keeps each side's overlap.)
-  for (const char* text : {"b=2,hq=24,sq=1536,d=64,causal=1", "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1",
+  for (const char* text : {"b=2,hq=24,sq=1536,d=64,causal=1", "b=4,hq=32,hkv=8,sq=3072,d=64,causal=1",
                            "b=8,hq=16,sq=768,d=64,dtype=bf16", "b=8,hq=16,sq=2048,d=64,dtype=bf16",
                            "b=16,hq=16,sq=640,d=64,dtype=bf16"}) {
     const Problem p = Problem::parse(text);

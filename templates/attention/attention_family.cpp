@@ -281,9 +281,9 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // at least two per SM (the measurements there); below 768 keys the four-CTA config stays (s384 was level,
   // s512 not measured with it).
   const bool rows192_short = rows192_persistent && p.skv >= 768 && rows192_tiles >= 2LL * limits.sm_count;
-  const bool short_range = p.d == 64 && p.skv <= (p.causal ? 1536 : 1024) && !rows192_short;
+  const bool short_range = p.d == 64 && p.skv <= (p.causal ? 2048 : 1024) && !rows192_short;
   if (p.d == 64) {
-    // Short K/V ranges at d=64 (at most twelve 128-key blocks per causal tile, eight otherwise): each tile is
+    // Short K/V ranges at d=64 (at most sixteen 128-key blocks per causal tile, eight otherwise): each tile is
     // mostly its prologue (Q, the first K/V) and epilogue, which a 128-row tile's two consumer warpgroups pay
     // together and wait out together. Four CTAs per SM of one consumer warpgroup each (64-row tiles, 64-key
     // blocks, the producer's registers moved to the consumer, no overlap: 104 registers at four CTAs) run
@@ -308,6 +308,17 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     // (probe/call28, three rounds; cuDNN 32.1), while from 384 keys the grid stays ahead (59.5 against 60.4,
     // s512 30.0 against 31.3, s640 58.3 against 59.7, s768 55.2 against 58.5). Causal tiles of 256 keys kept
     // the grid's lead (b32 hq8 s256: 14.9 against 15.3).
+    //
+    // Since the tiles are decoded by host-made divisors and the epilogue stores by stmatrix (11a0846), both
+    // moved (probe/call54, two rounds each, median us of this config on a plain grid / with the dynamic
+    // scheduler / the 128-row default / cuDNN): causal at 2048 keys the four-CTA config leads, b4 hq32 hkv8
+    // s2048 bf16 175.5 / 176.4 / 188.0 / 185.8, b8 hq16 s2048 178.2 / 180.0 / 185.6 / 187.9, b2 hq16 s2048
+    // 59.8 / 60.2 / 59.4 / 60.7, and not beyond (b1 hq32 s3072 113.0 / - / 110.8, b2 hq16 hkv4 s4096 bf16
+    // 178.7 / - / 178.9, b1 hq16 s8192 340.9 / - / 333.2): the causal bound is 2048 keys. Non-causal, the
+    // dynamic scheduler now leads wherever the tiles are more than the four CTAs per SM hold at once: b32 hq16
+    // s384 bf16 (3072 tiles) 59.0 / 54.2 (cuDNN 57.5), b16 hq16 s512 (2048) 50.4 / 48.4, b8 hq32 hkv8 s640
+    // bf16 (2560) 71.1 / 69.2, b6 hq12 s640 (720) 27.8 / 27.2, b64 hq8 s256 (2048) 36.4 / 32.4; with fewer
+    // it only adds the draws (b2 hq8 s768, 192 tiles, 12.4 / 13.0; b4 hq8 s512 bf16, 256 tiles, 9.5 / 9.8).
     c.set("block_m", 64);
     c.set("block_n", 64);
     c.set("stages", 2);
@@ -315,7 +326,8 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     c.set("pingpong", 0);
     c.set("producer_regs", 24);
     c.set("min_ctas", 4);
-    c.set("scheduler", !p.causal && p.skv <= 256 ? kDynamicScheduler : kGridScheduler);
+    const long long resident_slots = static_cast<long long>(limits.sm_count) * c.at("min_ctas");
+    c.set("scheduler", !p.causal && unsplit_ctas(c, p) > resident_slots ? kDynamicScheduler : kGridScheduler);
     c.set("q_buffers", 1);
     c.set("o_store", 1);
     c = conform(c);

@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""The configs of a gpu_hopper.sh `probe` step side by side, per problem, beside SDPA cuDNN's median:
+   scripts/probe_table.py FOLDER...   (each FOLDER holds probe.jsonl and, from the `sdpa` step, sdpa.csv)
+Each config (named by its tiles, CTAs per SM and scheduler; the problem-aware default's records count under
+the config it resolved to) gets its rounds' medians and their median, and cuDNN's median over it."""
+import collections
+import csv
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def short_name(config: str) -> str:
+    t = dict(item.split("=", 1) for item in config.split(","))
+    return f"{t['block_m']}x{t['block_n']} ctas{t['min_ctas']} {t['scheduler']}"
+
+
+def main(folders: list[str]) -> None:
+    for folder in map(Path, folders):
+        cudnn: dict[str, float] = {}
+        sdpa = folder / "sdpa.csv"
+        if sdpa.exists():
+            for row in csv.DictReader(sdpa.open()):
+                if row["backend"] == "cudnn" and row["median_us"]:
+                    cudnn[row["problem"]] = float(row["median_us"])
+        runs: dict[str, dict[str, list[float]]] = collections.defaultdict(lambda: collections.defaultdict(list))
+        for line in (folder / "probe.jsonl").read_text().splitlines():
+            r = json.loads(line)
+            runs[r["problem"]][short_name(r["config"])].append(r["kernel"]["median_us"])
+        for problem, configs in runs.items():
+            base = cudnn.get(problem)
+            print(f"{problem}  cuDNN {base if base else '-'} us")
+            for name, times in configs.items():
+                m = statistics.median(times)
+                ratio = f"{base / m:.3f}x cuDNN" if base else ""
+                print(f"  {name:28s} {' '.join(f'{x:.2f}' for x in times)} -> {m:.2f} us  {ratio}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])
