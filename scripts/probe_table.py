@@ -13,7 +13,8 @@ from pathlib import Path
 
 def short_name(config: str) -> str:
     t = dict(item.split("=", 1) for item in config.split(","))
-    return f"{t['block_m']}x{t['block_n']} ctas{t['min_ctas']} {t['scheduler']}"
+    flags = "".join(f" {name}" for name in ("overlap", "pingpong") if t[name] == "on")
+    return f"{t['block_m']}x{t['block_n']} ctas{t['min_ctas']} {t['scheduler']}{flags} o={t['o_store']}"
 
 
 def main(folders: list[str]) -> None:
