@@ -334,13 +334,13 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   // SM), 64x64 tiles, the producer's registers moved to the consumer; 2049 keys causal, 1025 not, or too few
   // tiles: not.
   // (Non-causal: where the persistent 192-row rule above does not take the shape: tiles of 1/8 padding or
-  // more, s777, s1000, s640, s256; fewer than two per SM, b2 hq8 s768; below 768 keys, s384.)
+  // more, s777, s1000, s640, s256; fewer than two per SM, b4 hq8 s768; below 768 keys, s384.)
   for (const char* text : {"b=32,hq=8,sq=256,d=64,causal=1", "b=8,hq=16,hkv=4,sq=384,d=64,causal=1",
                            "b=64,hq=8,sq=256,d=64", "b=32,hq=16,sq=384,d=64", "b=16,hq=16,sq=640,d=64,dtype=bf16",
-                           "b=2,hq=8,sq=768,d=64", "b=12,hq=12,sq=1000,d=64",
+                           "b=4,hq=8,sq=768,d=64", "b=12,hq=12,sq=1000,d=64",
                            "b=16,hq=16,sq=1024,d=64,causal=1", "b=2,hq=24,sq=1536,d=64,causal=1",
                            "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1", "b=3,hq=12,sq=777,d=64,dtype=bf16",
-                           "b=8,hq=16,sq=256,d=64", "b=4,hq=8,sq=512,d=64,dtype=bf16"}) {
+                           "b=8,hq=16,sq=256,d=64", "b=8,hq=8,sq=512,d=64,dtype=bf16"}) {
     const Problem p = Problem::parse(text);
     const Config c = heuristic_config(p, h100);
     EXPECT_EQ(c.at("block_m"), 64) << text;
@@ -357,7 +357,30 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(heuristic_config(Problem::parse("b=64,hq=8,sq=256,d=64"), h100).at("scheduler"), kDynamicScheduler);
   EXPECT_EQ(heuristic_config(Problem::parse("b=32,hq=16,sq=384,d=64"), h100).at("scheduler"), kDynamicScheduler);
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=256,d=64"), h100).at("scheduler"), kGridScheduler);
-  EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=8,sq=768,d=64"), h100).at("scheduler"), kGridScheduler);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=8,sq=768,d=64"), h100).at("scheduler"), kGridScheduler);
+  // A small grid in that range (128-row tiles no more than the SMs, 64-row ones more): one 128x128 tile per
+  // SM, overlap and pingpong, unsplit; 64-row tiles no more than the SMs: the small-grid config (64 rows,
+  // one CTA per SM).
+  for (const char* text : {"b=2,hq=8,sq=768,d=64", "b=4,hq=8,sq=512,d=64,dtype=bf16", "b=2,hq=16,sq=512,d=64",
+                           "b=1,hq=16,sq=1024,d=64,dtype=bf16", "b=1,hq=8,sq=2048,d=64,causal=1",
+                           "b=1,hq=12,sq=1024,d=64,causal=1,dtype=bf16"}) {
+    const Problem p = Problem::parse(text);
+    const Config c = heuristic_config(p, h100);
+    EXPECT_EQ(c.at("block_m"), 128) << text;
+    EXPECT_EQ(c.at("block_n"), 128) << text;
+    EXPECT_EQ(c.at("min_ctas"), 1) << text;
+    EXPECT_EQ(c.at("overlap"), 1) << text;
+    EXPECT_EQ(c.at("pingpong"), 1) << text;
+    EXPECT_EQ(c.at("splits"), 1) << text;
+    EXPECT_LE(unsplit_ctas(c, p), h100.sm_count) << text;
+    EXPECT_EQ(invalid_reason(c, p, h100), std::nullopt) << text;
+  }
+  for (const char* text : {"b=1,hq=8,sq=512,d=64", "b=1,hq=4,sq=1024,d=64,causal=1"}) {
+    const Config c = heuristic_config(Problem::parse(text), h100);
+    EXPECT_EQ(c.at("block_m"), 64) << text;
+    EXPECT_EQ(c.at("min_ctas"), 1) << text;
+    EXPECT_EQ(c.at("scheduler"), kGridScheduler) << text;
+  }
   // The other side of that bound, for a search's first generation: the 128-row config where the four-CTA
   // one is the default, the four-CTA one beyond the bound; nothing at d=128, where no bound applies. (A
   // grid that leaves SMs idle takes both sides to the small-grid config, which keeps each side's overlap.)

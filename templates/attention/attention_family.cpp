@@ -331,6 +331,27 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     c.set("q_buffers", 1);
     c.set("o_store", 1);
     c = conform(c);
+    // A small grid: 128-row tiles no more than the SMs, 64-row ones more. The four-CTA config's tiles then
+    // leave most CTA slots empty and put two on some SMs, each of one consumer warpgroup; one 128-row tile
+    // per SM, its two consumer warpgroups taking turns with the overlapped loop, does the same rows with
+    // twice the warpgroups on the busiest SMs. On the H200 (probe/call56, two rounds, median us of this
+    // config / 128x128 persistent with overlap and pingpong / cuDNN): b2 hq16 s512 9.53 / 8.37 / 10.23, b1
+    // hq16 s1024 bf16 20.64 (bimodal: 15.6 or 25.8) / 12.80 / 14.60, b2 hq8 s1000 20.64 / 13.01 / 16.06,
+    // b3 hq8 s640 bf16 11.04 / 9.45 / 11.19, b1 hq32 s512 9.53 / 8.36 / 10.26; causal b1 hq8 s2048 31.46 /
+    // 25.40 / 25.92, b1 hq12 s1024 bf16 15.15 / 13.07 / 14.69, b2 hq4 s2048 31.38 / 25.22 / 25.94; the
+    // small-grid config below (64x128, overlap) 12.7-32.5 on all of them. With more 128-row tiles than SMs
+    // the four-CTA config stays ahead (b4 hq8 s768, 192 tiles: 15.17 / 22.14 / 22.02).
+    Config rows128 = c;
+    rows128.set("block_m", 128);
+    rows128.set("block_n", 128);
+    if (unsplit_ctas(rows128, p) <= limits.sm_count && unsplit_ctas(c, p) > limits.sm_count) {
+      c = rows128;
+      c.set("min_ctas", 1);
+      c.set("overlap", 1);
+      c.set("pingpong", 1);
+      c.set("scheduler", kPersistentScheduler);
+      c = conform(c);
+    }
   }
   if (p.d != 64) return WgmmaSides{c, std::nullopt};
   return WgmmaSides{short_range ? c : long_range, short_range ? long_range : c};
@@ -338,7 +359,12 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
 
 // The rules every wgmma default passes through last: a grid that leaves SMs idle, validity, and split-KV.
 std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits) {
-  if (unsplit_ctas(c, p) < limits.sm_count) {
+  // d=64 128-row tiles whose 64-row halves would be more than the SMs keep their tiles (probe/call56: the
+  // config below, on 64-row halves, was 25-50% slower on eight such shapes).
+  Config halves = c;
+  halves.set("block_m", 64);
+  const bool halves_crowd = p.d == 64 && c.at("block_m") == 128 && unsplit_ctas(halves, p) > limits.sm_count;
+  if (unsplit_ctas(c, p) < limits.sm_count && !halves_crowd) {
     // Fewer tiles than SMs: nothing for a persistent CTA to walk.
     c.set("scheduler", kGridScheduler);
     c.set("q_buffers", 1);
@@ -352,6 +378,7 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
     c = conform(c);
   }
   if (invalid_reason(c, p, limits) || excluded_by_default(c, p, limits)) return std::nullopt;
+  if (halves_crowd) return c;  // measured unsplit (call56); split-KV there is not measured
   const int splits = auto_splits(c, p, limits);
   const int kv_blocks = (p.skv + c.at("block_n") - 1) / c.at("block_n");
   if (splits > 1 && kv_blocks / splits >= 8) {
