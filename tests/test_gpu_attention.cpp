@@ -71,28 +71,31 @@ void expect_cases_match_reference(GpuFixture& f, const std::vector<CheckedCase>&
   std::vector<std::future<runtime::CompileResult>> compiled;
   for (const CheckedCase& c : cases) {
     const Problem p = Problem::parse(c.problem);
-    const Config config = attention::parse_config(c.config);
+    const Config config = attention::parse_config_for(c.config, p, limits);
     ASSERT_EQ(attention::invalid_reason(config, p, limits), std::nullopt) << c.config << " " << c.problem;
     compiled.push_back(pool.submit(attention::compile_request(config, p, f.target)));
   }
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const CheckedCase& c = cases[i];
     const Problem p = Problem::parse(c.problem);
-    const Config config = attention::parse_config(c.config);
+    const Config config = attention::parse_config_for(c.config, p, limits);
+    // "default": the problem-aware default, whatever grid it makes (the premises below are for the
+    // configs named to exercise a feature).
+    const bool named = c.config.rfind("default", 0) != 0;
     const runtime::CompileResult result = compiled[i].get();
     EXPECT_EQ(attention::rejected_resources(result.resources_of(attention::name_expression(config, p))),
               std::nullopt)
         << c.config;
     harness::AttentionWorkspace ws(p, f.compiler, f.target, seed_base + i, f.stream);
     harness::AttentionKernel kernel(result, config, p, limits);
-    if (config.at("splits") != 1) {
+    if (named && config.at("splits") != 1) {
       EXPECT_GT(kernel.plan().splits, 1) << c.problem << " | " << c.config << ": no split ran";
     }
-    if (config.at("scheduler") == attention::kStreamKScheduler) {
+    if (named && config.at("scheduler") == attention::kStreamKScheduler) {
       // A tail must exist, or the case tests only the whole tiles.
       EXPECT_NE(attention::unsplit_ctas(config, p) % kernel.plan().kernel.grid[0], 0)
           << c.problem << " | " << c.config << ": no stream-K tail";
-    } else if (config.at("scheduler") != attention::kGridScheduler) {
+    } else if (named && config.at("scheduler") != attention::kGridScheduler) {
       // Some persistent CTAs must walk more than one tile, or the case tests only the first.
       EXPECT_GT(attention::unsplit_ctas(config, p) * kernel.plan().splits,
                 static_cast<long long>(kernel.plan().kernel.grid[0]))
@@ -636,6 +639,21 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        "scheduler=persistent,o_store=tma,rescale=lazy"},
   };
   expect_cases_match_reference(f, cases, 31);
+  // The d=64 small-grid defaults (128-row tiles no more than the SMs, 64-row ones more): one 128x128 tile
+  // per SM with overlap and pingpong, causal GQA with a tail, and sq < skv; a causal 128-row config kept
+  // there instead of the 64-row small-grid one.
+  const std::vector<CheckedCase> small_grids = {
+      {"b=1,hq=12,hkv=4,sq=1100,skv=1100,d=64,causal=1,dtype=bf16", "default"},
+      {"b=2,hq=10,sq=700,skv=900,d=64,causal=0,dtype=fp16", "default"},
+      {"b=1,hq=4,sq=4000,skv=4000,d=64,causal=1,dtype=fp16", "default"},
+  };
+  for (const CheckedCase& c : small_grids) {
+    const Problem p = Problem::parse(c.problem);
+    const Config config = attention::heuristic_config(p, limits);
+    EXPECT_EQ(config.at("block_m"), 128) << c.problem;
+    EXPECT_LE(attention::unsplit_ctas(config, p), limits.sm_count) << c.problem;
+  }
+  expect_cases_match_reference(f, small_grids, 47);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's
   // buffers.
   const Problem p = Problem::parse("b=1,hq=8,hkv=2,sq=200,skv=700,d=128,causal=1,dtype=bf16");
