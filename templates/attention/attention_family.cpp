@@ -273,6 +273,19 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     // Causal: the warpgroups do not take turns (the call15 figures above are without pingpong).
     if (p.causal) c.set("pingpong", 0);
     c = conform(c);
+    // Causal d=128 GQA: a tile's rows are its group's query heads over fewer queries (pack_gqa=on), where
+    // whole groups fit a tile (the group a power of two). The searches of both listed causal GQA rows picked
+    // it in three full runs (b1 hq32 hkv8 s4096 bf16 212-216 us against 235-237; b2 hq32 hkv4 s8192 1564-1594
+    // against 1621-1704); on shapes not used so far (probe/call60, 3 rounds, median us off / on): b1 hq32
+    // hkv8 s8192 bf16 830.9 / 798.1, b2 hq32 hkv8 s2048 136.8 / 134.2, b4 hq32 hkv8 s4096 bf16 853.0 / 835.1,
+    // b1 hq64 hkv8 s4096 bf16 439.3 / 420.2, b2 hq16 hkv4 s4096 242.3 / 221.0, b2 hq16 hkv8 s4096 242.7 /
+    // 239.9. Non-causal it was 0.6% slower (b1 hq32 hkv8 s4096 bf16 398.4 / 400.7, b2 hq32 hkv8 s2048 215.2
+    // / 216.6).
+    if (p.causal && p.d == 128 && p.group() > 1) {
+      Config packed = c;
+      packed.set("pack_gqa", 1);
+      if (!invalid_reason(packed, p, limits)) c = packed;
+    }
   }
   // The config above is the long-range one; at d=64 the short-range one is built beside it, and the bound
   // picks (the other is what heuristic_alternatives offers a search).
