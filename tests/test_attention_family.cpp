@@ -286,8 +286,8 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(c.at("q_buffers"), 2) << text;
   }
   EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=32,hkv=8,sq=3072,d=64,causal=1"), h100).at("q_buffers"), 1);
-  // Causal d=128 GQA packs the group's heads into the tile's rows where whole groups fit (a power of two);
-  // not without causality, not for a group of 7, not at d=64.
+  // Causal d=128 GQA over at least 2048 keys packs the group's heads into the tile's rows where whole groups
+  // fit (a power of two); not without causality, not for a group of 7, not at d=64, not over 1024 keys.
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=32,hkv=8,sq=4096,d=128,causal=1"), h100).at("pack_gqa"), 1);
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=32,hkv=4,sq=8192,d=128,causal=1"), h100).at("pack_gqa"), 1);
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=32,hkv=8,sq=512,skv=4096,d=128,causal=1"), h100).at("pack_gqa"),
@@ -295,6 +295,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=32,hkv=8,sq=4096,d=128"), h100).at("pack_gqa"), 0);
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=28,hkv=4,sq=3000,d=128,causal=1"), h100).at("pack_gqa"), 0);
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=32,hkv=8,sq=4096,d=64,causal=1"), h100).at("pack_gqa"), 0);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=32,hkv=8,sq=1024,d=128,causal=1"), h100).at("pack_gqa"), 0);
   // Non-causal d=128: dynamic, 160-key blocks, one Q buffer and the output tile.
   const Config d128 = heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128"), h100);
   EXPECT_EQ(d128.at("scheduler"), kDynamicScheduler);

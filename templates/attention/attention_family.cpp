@@ -273,15 +273,18 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     // Causal: the warpgroups do not take turns (the call15 figures above are without pingpong).
     if (p.causal) c.set("pingpong", 0);
     c = conform(c);
-    // Causal d=128 GQA: a tile's rows are its group's query heads over fewer queries (pack_gqa=on), where
-    // whole groups fit a tile (the group a power of two). The searches of both listed causal GQA rows picked
-    // it in three full runs (b1 hq32 hkv8 s4096 bf16 212-216 us against 235-237; b2 hq32 hkv4 s8192 1564-1594
-    // against 1621-1704); on shapes not used so far (probe/call60, 3 rounds, median us off / on): b1 hq32
-    // hkv8 s8192 bf16 830.9 / 798.1, b2 hq32 hkv8 s2048 136.8 / 134.2, b4 hq32 hkv8 s4096 bf16 853.0 / 835.1,
-    // b1 hq64 hkv8 s4096 bf16 439.3 / 420.2, b2 hq16 hkv4 s4096 242.3 / 221.0, b2 hq16 hkv8 s4096 242.7 /
-    // 239.9. Non-causal it was 0.6% slower (b1 hq32 hkv8 s4096 bf16 398.4 / 400.7, b2 hq32 hkv8 s2048 215.2
-    // / 216.6).
-    if (p.causal && p.d == 128 && p.group() > 1) {
+    // Causal d=128 GQA over at least 2048 keys: a tile's rows are its group's query heads over fewer queries
+    // (pack_gqa=on), where whole groups fit a tile (the group a power of two), so a KV head's K/V is read
+    // once for the group. The searches of both listed causal GQA rows picked it in three full runs (b1 hq32
+    // hkv8 s4096 bf16 212-216 us against 235-237; b2 hq32 hkv4 s8192 1564-1594 against 1621-1704); on other
+    // shapes (probe/call60 and call61, 3 rounds, median us off / on): b1 hq32 hkv8 s8192 bf16 830.9 / 798.1,
+    // b2 hq8 hkv2 s8192 bf16 434.8 / 394.3, b1 hq16 hkv2 s4096 138.0 / 113.3, b2 hq16 hkv4 s4096 242.3 /
+    // 221.0, b1 hq64 hkv8 s4096 bf16 439.3 / 420.2, b4 hq32 hkv8 s4096 bf16 853.0 / 835.1, b2 hq16 hkv8 s4096
+    // 242.7 / 239.9, b2 hq32 hkv8 s2048 136.8 / 134.2, b4 hq64 hkv8 s2048 bf16 461.6 / 460.3, b1 hq32 hkv8
+    // sq1024 skv8192 203.2 / 201.3, sq512 skv4096 bf16 106.8 / 107.1; over fewer keys it lost (b8 hq32 hkv8
+    // s1024 146.6 / 152.1, b1 hq32 hkv8 s1000 31.6 / 32.3), and non-causal too (b1 hq32 hkv8 s4096 bf16
+    // 398.4 / 400.7, b2 hq32 hkv8 s2048 215.2 / 216.6).
+    if (p.causal && p.d == 128 && p.group() > 1 && p.skv >= 2048) {
       Config packed = c;
       packed.set("pack_gqa", 1);
       if (!invalid_reason(packed, p, limits)) c = packed;
