@@ -4,11 +4,12 @@
 Each config (named by its tiles, CTAs per SM and scheduler; the problem-aware default's records count under
 the config it resolved to) gets its rounds' medians and their median, and cuDNN's median over it."""
 import collections
-import csv
 import json
 import statistics
 import sys
 from pathlib import Path
+
+from bench_records import read_sdpa
 
 
 def short_name(config: str) -> str:
@@ -19,12 +20,7 @@ def short_name(config: str) -> str:
 
 def main(folders: list[str]) -> None:
     for folder in map(Path, folders):
-        cudnn: dict[str, float] = {}
-        sdpa = folder / "sdpa.csv"
-        if sdpa.exists():
-            for row in csv.DictReader(sdpa.open()):
-                if row["backend"] == "cudnn" and row["median_us"]:
-                    cudnn[row["problem"]] = float(row["median_us"])
+        cudnn = {problem: us for (problem, backend), us in read_sdpa(folder).items() if backend == "cudnn"}
         runs: dict[str, dict[str, list[float]]] = collections.defaultdict(lambda: collections.defaultdict(list))
         for line in (folder / "probe.jsonl").read_text().splitlines():
             r = json.loads(line)

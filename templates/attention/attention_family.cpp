@@ -178,6 +178,7 @@ struct WgmmaSides {
   std::optional<Config> other;
 };
 std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits);
+long long persistent_ctas(const Config& c, const DeviceLimits& limits);
 
 std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limits) {
   if (limits.compute_capability != 90 || p.sq < 128) return std::nullopt;
@@ -342,8 +343,8 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     c.set("pingpong", 0);
     c.set("producer_regs", 24);
     c.set("min_ctas", 4);
-    const long long resident_slots = static_cast<long long>(limits.sm_count) * c.at("min_ctas");
-    c.set("scheduler", !p.causal && unsplit_ctas(c, p) > resident_slots ? kDynamicScheduler : kGridScheduler);
+    const bool more_tiles_than_slots = unsplit_ctas(c, p) > persistent_ctas(c, limits);
+    c.set("scheduler", !p.causal && more_tiles_than_slots ? kDynamicScheduler : kGridScheduler);
     c.set("q_buffers", 1);
     c.set("o_store", 1);
     c = conform(c);
