@@ -56,6 +56,7 @@ struct BenchOptions {
   std::string combine_launch = "pdl";
   int device = 0;
   int repetitions = 50;
+  int batch = 0;  // launches per sample; 0: decided by the kernel's length
   std::uint64_t seed = 1;
   bool json = false;
   std::string json_out;  // also append the JSON record to this file
@@ -124,8 +125,12 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
   harness::Timer timer(static_cast<std::size_t>(props.l2_bytes) * 2, *harness::parse_l2_flush(opt.l2_flush));
   harness::TimingOptions timing;
   timing.repetitions = opt.repetitions;
+  timing.batch = opt.batch;
   std::optional<Measured> kernel_time;
   if (check.passed) kernel_time = measure(problem, timer.time(launch_kernel, stream, timing));
+  // Every baseline is timed the way the kernel was (timer.h: one batch per comparison); a kernel that
+  // failed its check leaves the choice to each.
+  if (kernel_time) timing.batch = kernel_time->timing.batch;
 
   // Second view: clock64 cycles per CTA from the instrumented build of the same config.
   nlohmann::json clock_view;
@@ -178,6 +183,7 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
     harness::LibraryBaselineOptions library_options;
     library_options.device = opt.device;
     library_options.reps = opt.library_reps;
+    library_options.batch = timing.batch;
     library = harness::measure_library_baselines(problem, library_options);
     if (!library.unavailable.empty()) fmt::print(stderr, "bench: no library baseline: {}\n", library.unavailable);
   }
@@ -324,6 +330,11 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
       ->capture_default_str();
   cmd->add_option("--device", opt->device, "GPU ordinal")->check(CLI::NonNegativeNumber);
   cmd->add_option("--reps", opt->repetitions, "timed repetitions")->check(CLI::Range(3, 100000));
+  cmd->add_option("--batch", opt->batch,
+                  "launches per timed sample, for the kernel and every baseline: 1 times single launches, N > 1 "
+                  "a CUDA graph of N back-to-back launches (L2 flushed before each sample); 0 (the default): "
+                  "the kernel's length decides (a graph below 20 us), and the baselines are timed as it was")
+      ->check(CLI::Range(0, 1000));
   cmd->add_option("--seed", opt->seed, "input seed");
   cmd->add_flag("--json", opt->json, "print one JSON object (the format compare_sdpa.py reads)");
   cmd->add_option("--json-out", opt->json_out, "also append that JSON object, as one line, to this file");

@@ -421,12 +421,15 @@ std::string best_text(const search::SearchSummary& s) {
 // The reference points export and report compare the winner with, measured once per run by the first
 // worker (its device, its inputs) after the search; a resumed run that has them already keeps them.
 // Then the strongest library kernel, PyTorch SDPA (flash and cuDNN backends), on the first worker's device
-// while the workers are idle, unless --library-baseline off.
+// while the workers are idle, unless --library-baseline off. `batch`: launches per timed sample, the
+// confirmation's, so that the baselines are timed as the winner was (0 without a confirmation: each
+// baseline's length decides).
 void record_baselines(evidence::Store& store, std::int64_t run_id, search::WorkerPool& pool,
-                      const attention::Problem& problem, int device, bool library) {
+                      const attention::Problem& problem, int device, bool library, int batch) {
   if (!store.baselines(run_id).empty()) return;
   fmt::print(stderr, "search: measuring the baselines (unfused cuBLAS attention, GEMM and copy peaks)\n");
-  std::optional<std::string> reply = pool.ask(0, search::to_line(search::WorkerRequest{search::BaselinesRequest{}}));
+  std::optional<std::string> reply =
+      pool.ask(0, search::to_line(search::WorkerRequest{search::BaselinesRequest{batch}}));
   if (!reply) {
     fmt::print(stderr, "search: the worker failed while measuring the baselines; the run has none\n");
     return;
@@ -454,6 +457,7 @@ void record_baselines(evidence::Store& store, std::int64_t run_id, search::Worke
   fmt::print(stderr, "search: timing PyTorch SDPA (flash, cuDNN) on device {} (--library-baseline off skips)\n", device);
   harness::LibraryBaselineOptions options;
   options.device = device;
+  options.batch = batch;
   const harness::LibraryBaselines sdpa = harness::measure_library_baselines(problem, options);
   if (!sdpa.unavailable.empty()) fmt::print(stderr, "search: no library baseline: {}\n", sdpa.unavailable);
   for (const evidence::BaselineRecord& b : sdpa.records) record(b);
@@ -469,6 +473,7 @@ struct Confirmed {
   std::string config;  // with labels
   double median_us = 0;
   double search_us = 0;  // as the search measured it
+  int batch = 1;         // launches per timed sample (the same for all)
 };
 constexpr int kConfirmTop = 5, kConfirmRounds = 5, kConfirmReps = 10;
 
@@ -514,7 +519,7 @@ std::vector<Confirmed> confirm_top(evidence::Store& store, std::int64_t run_id, 
   std::vector<Confirmed> ranking;
   for (const evidence::Store::Confirmed& c : store.confirmed(run_id)) {
     const auto trial = std::find_if(top.begin(), top.end(), [&](const auto& t) { return t.config_key == c.config_key; });
-    ranking.push_back({trial->config, c.median_us, trial->median_us.value_or(0)});
+    ranking.push_back({trial->config, c.median_us, trial->median_us.value_or(0), reply.batch});
   }
   return ranking;
 }
@@ -638,7 +643,8 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   // A run stopped by the clock goes on later: its winner is confirmed when it finishes.
   const std::vector<Confirmed> confirmed =
       s.stop_reason == "time" ? std::vector<Confirmed>{} : confirm_top(store, run_id, pool, ahead);
-  record_baselines(store, run_id, pool, problem, ordinals.at(0), opt.library_baseline == "auto");
+  record_baselines(store, run_id, pool, problem, ordinals.at(0), opt.library_baseline == "auto",
+                   confirmed.empty() ? 0 : confirmed[0].batch);
   // Where the time went: per worker (GPU), busy + waiting for compiles + other idle + start-up and pipe
   // latency (in flight but not busy) add up to the search's wall time.
   const search::WorkerTimeline& t = pool.timeline();
@@ -658,9 +664,10 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   if (!confirmed.empty()) {
     // Back to back, the GPU runs hotter and slower than in the search, which left it idle between trials:
     // these times sit a few percent above the search's; the order among them is the confirmation.
-    fmt::print("confirmed: the top {} re-timed interleaved ({} rounds x {} flushed samples, median of rounds; back "
+    fmt::print("confirmed: the top {} re-timed interleaved ({} rounds x {} flushed samples{}, median of rounds; back "
                "to back, so a few percent above the search's times: the order is what counts):\n",
-               confirmed.size(), kConfirmRounds, kConfirmReps);
+               confirmed.size(), kConfirmRounds, kConfirmReps,
+               confirmed[0].batch > 1 ? fmt::format(", each a CUDA graph of {} launches", confirmed[0].batch) : "");
     for (std::size_t i = 0; i < confirmed.size(); ++i) {
       fmt::print("  {}. {:.3f} us (search: {:.3f} us)  {}\n", i + 1, confirmed[i].median_us, confirmed[i].search_us,
                  confirmed[i].config);

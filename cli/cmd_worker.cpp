@@ -60,8 +60,8 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
         for (;;) pause();
       }
       const search::WorkerRequest request = search::parse_worker_request(line);
-      if (std::holds_alternative<search::BaselinesRequest>(request)) {
-        std::cout << search::baselines_reply_line(gpu ? gpu->measure_baselines()
+      if (const auto* baselines = std::get_if<search::BaselinesRequest>(&request)) {
+        std::cout << search::baselines_reply_line(gpu ? gpu->measure_baselines(baselines->batch)
                                                       : std::vector<evidence::BaselineRecord>{})
                   << std::endl;
         continue;
@@ -74,7 +74,9 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
           kernels.push_back({Config::from_key(k.config_key), k.cache_key, k.kernel_name});
         }
         search::RetimeReply reply;
-        reply.medians_us = gpu->retime(kernels, retime->rounds, retime->reps);
+        const search::AttentionEvaluator::Retimed retimed = gpu->retime(kernels, retime->rounds, retime->reps);
+        reply.medians_us = retimed.medians_us;
+        reply.batch = retimed.batch;
         reply.busy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::cout << search::to_line(reply) << std::endl;
         continue;

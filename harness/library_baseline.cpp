@@ -149,9 +149,11 @@ LibraryBaselines measure_library_baselines(const attention::Problem& problem, co
   // posix_spawn does not search PATH: env does.
   runtime::ChildProcess child;
   try {
-    child.start({"/usr/bin/env", "python3", *script, "--problem", problem.to_string(), "--backends", "flash,cudnn",
-                 "--csv", csv.string(), "--reps", std::to_string(options.reps), "--device",
-                 std::to_string(options.device)});
+    std::vector<std::string> command{"/usr/bin/env", "python3", *script, "--problem", problem.to_string(),
+                                     "--backends", "flash,cudnn", "--csv", csv.string(), "--reps",
+                                     std::to_string(options.reps), "--device", std::to_string(options.device)};
+    if (options.batch > 0) command.insert(command.end(), {"--batch", std::to_string(options.batch)});
+    child.start(command);
   } catch (const std::exception& e) {
     result.unavailable = e.what();
     fs::remove_all(dir, ec);

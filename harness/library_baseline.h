@@ -18,6 +18,7 @@ struct LibraryBaselineOptions {
   std::string script;  // compare_sdpa.py; empty: find_sdpa_script()
   int device = 0;      // CUDA ordinal, as this process sees it (the child inherits CUDA_VISIBLE_DEVICES)
   int reps = 30;       // timed samples per backend
+  int batch = 0;       // calls per sample (compare_sdpa.py --batch); 0: each backend's length decides
   double timeout_s = 900;
 };
 

@@ -172,12 +172,14 @@ TimingSummary Timer::time(const std::function<void(const runtime::Stream&)>& lau
     }  // else a contender (or the first launch was an outlier): timed in full below
   }
   for (int i = 0; i < options.warmup; ++i) launch(stream);
-  // One flushed, timed launch estimates the duration and decides the batch size.
-  double estimate_us = flushed_launch_us();
-  int batch = 1;
-  if (estimate_us < options.batch_below_us) {
-    batch = std::clamp(static_cast<int>(std::ceil(options.batch_target_us / std::max(estimate_us, 0.5))), 1,
-                       options.max_batch);
+  int batch = std::clamp(options.batch, 0, options.max_batch);  // given, or 0
+  if (batch == 0) {
+    // One flushed, timed launch estimates the duration and decides the batch size.
+    const double estimate_us = flushed_launch_us();
+    batch = estimate_us >= options.batch_below_us
+                ? 1
+                : std::clamp(static_cast<int>(std::ceil(options.batch_target_us / std::max(estimate_us, 0.5))), 1,
+                             options.max_batch);
   }
   std::optional<CapturedBatch> graph;
   if (batch > 1) graph.emplace(launch, stream, batch);

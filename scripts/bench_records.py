@@ -29,6 +29,23 @@ def read_sdpa(out: Path) -> dict[tuple[str, str], float]:
     return sdpa
 
 
+def read_sdpa_batches(out: Path) -> dict[tuple[str, str], int]:
+    """Calls per timed sample by (problem, backend), for the backends that ran (1: eager; N: a CUDA graph)."""
+    batches: dict[tuple[str, str], int] = {}
+    if (out / "sdpa.csv").exists():
+        with open(out / "sdpa.csv") as f:
+            for r in csv.DictReader(f):
+                if r["status"] == "ok" and r["batch"]:
+                    batches[(r["problem"], r["backend"])] = int(r["batch"])
+    return batches
+
+
+def batches_of(bench: dict[tuple[str, str], list[dict]], problem: str, which: str) -> list[int]:
+    """Launches per timed sample of each checked bench of (problem, which), distinct, in order."""
+    runs = [r for r in bench.get((problem, which), []) if r.get("kernel") and r["check"]["passed"]]
+    return list(dict.fromkeys(int(r["kernel"].get("batch", 1)) for r in runs))
+
+
 def median_of(bench: dict[tuple[str, str], list[dict]], problem: str, which: str):
     """(median over rounds of each checked bench's median µs, its config, the rounds' µs); Nones without one."""
     runs = [r for r in bench.get((problem, which), []) if r.get("kernel") and r["check"]["passed"]]

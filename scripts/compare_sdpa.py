@@ -40,7 +40,8 @@ Timing:
   * calls shorter than --graph-below-us (20 us) are timed N at a time in a CUDA graph of N back-to-back
     calls (N = ceil(--min-sample-us / estimate), at most --max-batch), per-call time = sample / N; only the
     first call of such a sample sees a cold L2. If capture fails, N eager calls are timed instead and the
-    note says so;
+    note says so. --batch N fixes N for every call instead (1: one eager call per sample), so that a
+    comparison times both sides one way: `evotune bench` passes its kernel's N here;
   * median, min, p10 and p90 over --reps samples, in microseconds per call.
 
 Exit status: 0 success; 1 some (problem, backend) ended in status "error", or the run failed;
@@ -760,6 +761,7 @@ class BenchOptions:
     min_sample_us: float
     max_batch: int
     check: bool
+    batch: int = 0  # calls per sample, fixed; 0: each call's estimate decides
 
 
 def time_call(torch, timer: Timer, fn: Callable[[], object], r: Result, opt: BenchOptions,
@@ -770,13 +772,17 @@ def time_call(torch, timer: Timer, fn: Callable[[], object], r: Result, opt: Ben
     torch.cuda.synchronize()
 
     single_spin = timer.spin_for(fn)
-    estimate = statistics.median(timer.samples(fn, 5, single_spin))
-    if estimate >= opt.graph_below_us:
+    if opt.batch > 0:
+        n = min(opt.batch, opt.max_batch)
+    else:
+        estimate = statistics.median(timer.samples(fn, 5, single_spin))
+        n = 1 if estimate >= opt.graph_below_us else \
+            max(1, min(opt.max_batch, math.ceil(opt.min_sample_us / max(estimate, 1e-3))))
+    if n == 1:
         r.batch, r.mode = 1, "eager"
         r.samples_us = timer.samples(fn, opt.reps, single_spin)
         return list(r.samples_us)
 
-    n = max(1, min(opt.max_batch, math.ceil(opt.min_sample_us / max(estimate, 1e-3))))
     try:
         graph = capture_graph(torch, fn, n)
         graph.replay()  # first replay uploads the graph; keep it out of the samples
@@ -960,6 +966,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="target length of a batched sample: N = ceil(this / estimate) (default: %(default)s)")
     ap.add_argument("--max-batch", type=int, default=1000, metavar="N",
                     help="cap on N calls per sample (default: %(default)s)")
+    ap.add_argument("--batch", type=int, default=0, metavar="N",
+                    help="N calls per sample for every call, whatever its length (1: eager, one call per "
+                         "sample; N > 1: a CUDA graph of N); 0: decided by each call's estimate "
+                         "(default: %(default)s)")
     ap.add_argument("--no-check", action="store_true",
                     help="skip the float64 reference (max_abs_err left empty)")
     ap.add_argument("--samples-json", metavar="FILE", help="write every raw sample here")
@@ -1013,7 +1023,8 @@ def measure(args, problems: list[Problem], backends: list[str]) -> tuple[list[st
     print(flush=True)
 
     opt = BenchOptions(reps=args.reps, warmup=args.warmup, graph_below_us=args.graph_below_us,
-                       min_sample_us=args.min_sample_us, max_batch=args.max_batch, check=not args.no_check)
+                       min_sample_us=args.min_sample_us, max_batch=args.max_batch, check=not args.no_check,
+                       batch=args.batch)
     with open(args.csv, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(CSV_COLUMNS)
@@ -1028,8 +1039,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.self_test:
         return self_test()
     try:
-        if args.reps < 1 or args.warmup < 0 or args.max_batch < 1:
-            raise UsageError("--reps and --max-batch must be >= 1, --warmup >= 0")
+        if args.reps < 1 or args.warmup < 0 or args.max_batch < 1 or args.batch < 0:
+            raise UsageError("--reps and --max-batch must be >= 1, --warmup and --batch >= 0")
         problems = parse_problems(args.problem)
         backends = parse_backends(args.backends)
         entries = load_evotune(args.evotune_json)

@@ -85,20 +85,36 @@ search_problem() {
   return $rc
 }
 
+# library_batch PROBLEM: the launches per sample cuDNN's SDPA was timed with on PROBLEM in $out/sdpa.csv
+# (the sdpa step's), or nothing when there is no such row. bench takes it as --batch, so that both sides of
+# the comparison are timed one way (harness/timer.h): a kernel just under 20 us is otherwise timed as a
+# CUDA graph (its later launches find their inputs in L2) and one just over it alone.
+library_batch() {
+  [[ -f "$out/sdpa.csv" ]] || return 0
+  "$python" -c '
+import csv, sys
+for row in csv.DictReader(open(sys.argv[1])):
+    if row["problem"] == sys.argv[2] and row["backend"] == "cudnn" and row["batch"]:
+        print(row["batch"])
+        break' "$out/sdpa.csv" "$1"
+}
+
 # bench_default_and_winner FILE ROUNDS REPS PROBLEM...: per round and problem, bench_record of the
 # problem-aware default (bench without --config, which=default) and of the winner search_problem recorded
-# (which=best; skipped without one), interleaved so both see the same conditions. Stderr goes to
-# $out/bench_stderr.txt; fails when a bench did.
+# (which=best; skipped without one), interleaved so both see the same conditions, each with cuDNN's
+# batch when the sdpa step ran first (library_batch). Stderr goes to $out/bench_stderr.txt; fails when a
+# bench did.
 bench_default_and_winner() {
-  local file="$1" rounds="$2" reps="$3" rc=0 round p which winner
+  local file="$1" rounds="$2" reps="$3" rc=0 round p which winner batch
   shift 3
   rm -f "$file"
   for round in $(seq 1 "$rounds"); do
     for p in "$@"; do
+      batch=$(library_batch "$p")
       winner=$("$python" -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s.get("confirmed_best_config") or s.get("best_config") or "")' \
         "$out/search/$(slug "$p")/summary.json" 2>/dev/null)
       for which in default best; do
-        local args=(--problem "$p" --no-baseline --reps "$reps")
+        local args=(--problem "$p" --no-baseline --reps "$reps" ${batch:+--batch "$batch"})
         if [[ $which == best ]]; then
           [[ -n "$winner" ]] || continue
           args+=(--config "$winner")
@@ -112,11 +128,13 @@ bench_default_and_winner() {
 }
 
 # sdpa_step LINES PROBLEM...: PyTorch SDPA, flash and cuDNN backends, on the problems, timed the way evotune
-# times (scripts/compare_sdpa.py) -> $out/sdpa.{csv,md,txt}; prints the last LINES lines.
+# times (scripts/compare_sdpa.py) -> $out/sdpa.{csv,md,txt}; prints the last LINES lines. $SDPA_BATCH, when
+# set, fixes the calls per sample (compare_sdpa.py --batch; 1: single calls, whatever their length).
 sdpa_step() {
   local lines="$1" rc=0 args=() p
   shift
   for p in "$@"; do args+=(--problem "$p"); done
+  [[ -z "${SDPA_BATCH:-}" ]] || args+=(--batch "$SDPA_BATCH")
   "$python" scripts/compare_sdpa.py "${args[@]}" --backends flash,cudnn --csv "$out/sdpa.csv" \
     --markdown "$out/sdpa.md" >"$out/sdpa.txt" 2>&1 || rc=1
   tail -n "$lines" "$out/sdpa.txt"

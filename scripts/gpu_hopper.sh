@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 12's GPU work (mma=wgmma, the Hopper mainloop), on the device machine, in one call:
 #   scripts/gpu_hopper.sh [BUILD_DIR] [OUT_DIR] [STEP...]
-# Steps (default: machine wgmma_tests probe sdpa):
+# Steps (default: machine wgmma_tests sdpa probe):
 #   machine      GPU, driver, CPU count, the build's source commit
 #   wgmma_tests  the wgmma GPU test (every feature against the reference), under a time limit: a pipeline
 #                that deadlocks shows up as a timeout, not a stuck call
@@ -11,7 +11,8 @@
 #                (default 2) -> probe.jsonl. "default" is the problem-aware default; "default,NAME=VALUE,..."
 #                is that default with those tunables changed (bench reads it)
 #   sdpa         PyTorch SDPA, flash and cuDNN backends, the same problems, timed the way evotune times
-#                (scripts/compare_sdpa.py) -> sdpa.csv
+#                (scripts/compare_sdpa.py) -> sdpa.csv. Run it before probe and bench: they then time each
+#                problem with the launches per sample cuDNN was timed with (library_batch in gpu_common.sh)
 #   search       `evotune search` per problem, budget $HOPPER_BUDGET (default 32), fresh cubin cache each
 #   bench        per problem, the problem-aware default and the search's winner, $BENCH_ROUNDS rounds
 #   summary      summary.json: {problem, best_us, tflops, best_config, sdpa_flash_us, sdpa_cudnn_us,
@@ -28,7 +29,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 output_name=hopper
-default_steps=(machine wgmma_tests probe sdpa)
+default_steps=(machine wgmma_tests sdpa probe)
 source scripts/gpu_common.sh "$@"
 
 # The issue's six rows, in the canonical form bench and compare_sdpa.py write (the summary matches on it).
@@ -53,8 +54,9 @@ for s in "${steps[@]}"; do
       rm -f "$out/probe.jsonl"
       for round in $(seq 1 "${BENCH_ROUNDS:-2}"); do
         for p in "${problems[@]}"; do
+          batch=$(library_batch "$p")
           for c in "${configs[@]}"; do
-            args=(--problem "$p" --no-baseline --reps 30)
+            args=(--problem "$p" --no-baseline --reps 30 ${batch:+--batch "$batch"})
             [[ $c == default ]] || args+=(--config "$c")
             evotune=bench_with_time_limit bench_record "$out/probe.jsonl" round="$round" which="$c" -- "${args[@]}" \
               2>>"$out/probe_stderr.txt" || { status=1; echo "bench failed: $p | $c"; }

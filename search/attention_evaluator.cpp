@@ -84,7 +84,7 @@ evidence::TrialRecord AttentionEvaluator::evaluate(const Config& config, const s
   return t;
 }
 
-std::vector<std::vector<double>> AttentionEvaluator::retime(const std::vector<Kernel>& kernels, int rounds, int reps) {
+AttentionEvaluator::Retimed AttentionEvaluator::retime(const std::vector<Kernel>& kernels, int rounds, int reps) {
   std::vector<std::optional<harness::AttentionKernel>> loaded(kernels.size());
   const AttentionParams params = workspace_.params(true);
   for (std::size_t i = 0; i < kernels.size(); ++i) {
@@ -99,18 +99,22 @@ std::vector<std::vector<double>> AttentionEvaluator::retime(const std::vector<Ke
   harness::TimingOptions options = timing_;
   options.repetitions = reps;
   options.warmup = 2;
-  std::vector<std::vector<double>> medians(kernels.size());
+  Retimed out;
+  out.medians_us.resize(kernels.size());
   for (int round = 0; round < rounds; ++round) {
     for (std::size_t i = 0; i < kernels.size(); ++i) {
       if (!loaded[i]) continue;
       const harness::AttentionKernel& k = *loaded[i];
-      medians[i].push_back(timer_.time([&](const runtime::Stream& s) { k.launch(params, s); }, stream_, options).median_us);
+      const harness::TimingSummary t = timer_.time([&](const runtime::Stream& s) { k.launch(params, s); }, stream_, options);
+      options.batch = t.batch;  // the first timed kernel's batch, from then on for all
+      out.medians_us[i].push_back(t.median_us);
     }
   }
-  return medians;
+  out.batch = options.batch == 0 ? 1 : options.batch;
+  return out;
 }
 
-std::vector<evidence::BaselineRecord> AttentionEvaluator::measure_baselines() {
+std::vector<evidence::BaselineRecord> AttentionEvaluator::measure_baselines(int batch) {
   harness::CublasHandle cublas;
   std::vector<evidence::BaselineRecord> out;
   {
@@ -119,6 +123,7 @@ std::vector<evidence::BaselineRecord> AttentionEvaluator::measure_baselines() {
     unfused.run(stream_);
     const harness::AttentionCheck check = workspace_.check(stream_, false);
     harness::TimingOptions options = timing_;
+    options.batch = batch;
     const harness::TimingSummary timing = timer_.time([&](const runtime::Stream& s) { unfused.run(s); }, stream_, options);
     evidence::BaselineRecord b;
     b.name = "cublas_unfused";
@@ -130,6 +135,7 @@ std::vector<evidence::BaselineRecord> AttentionEvaluator::measure_baselines() {
     b.max_abs_error = check.max_abs_error;
     b.detail_json = nlohmann::json{{"check", check.passed ? "pass" : "fail"}, {"reason", check.reason},
                                    {"samples", timing.samples_us.size()},
+                                   {"calls_per_sample", timing.batch},
                                    {"what", "Q.K^T and P.V with cuBLAS strided-batched GEMM, softmax kernel between"}}
                         .dump();
     out.push_back(std::move(b));

@@ -40,17 +40,23 @@ class AttentionEvaluator {
 
   // The search's top configs timed again, interleaved: `rounds` rounds, each timing every kernel once
   // (`reps` flushed samples, after a check of its output) in the order given, so drift of the GPU's state
-  // over time reaches them all alike. Returns [kernel][round] medians; a kernel that fails its check or to
-  // load gets no times (an empty row).
+  // over time reaches them all alike, and all with one batch (launches per sample): the first kernel's
+  // length decides it in the first round (harness::TimingOptions::batch). Returns [kernel][round] medians;
+  // a kernel that fails its check or to load gets no times (an empty row).
   struct Kernel {
     Config config;
     std::string cache_key, kernel_name;
   };
-  std::vector<std::vector<double>> retime(const std::vector<Kernel>& kernels, int rounds, int reps);
+  struct Retimed {
+    std::vector<std::vector<double>> medians_us;
+    int batch = 1;
+  };
+  Retimed retime(const std::vector<Kernel>& kernels, int rounds, int reps);
 
   // The reference points of the run, on this worker's device and inputs: the unfused cuBLAS attention
-  // (checked and timed like a trial) and the device's peaks (GEMM in the problem's dtype, device copy).
-  std::vector<evidence::BaselineRecord> measure_baselines();
+  // (checked and timed like a trial, with `batch` launches per sample when not 0, as the confirmation
+  // timed the winner) and the device's peaks (GEMM in the problem's dtype, device copy).
+  std::vector<evidence::BaselineRecord> measure_baselines(int batch = 0);
 
   // Where the worker's time went, for its exit summary and the coordinator's GPU-busy figure.
   struct Phases {

@@ -28,7 +28,10 @@ EvaluateRequest evaluate_from(const nlohmann::json& body) {
 }  // namespace
 
 std::string to_line(const WorkerRequest& request) {
-  if (std::holds_alternative<BaselinesRequest>(request)) return R"({"baselines":true})";
+  if (const auto* b = std::get_if<BaselinesRequest>(&request)) {
+    if (b->batch == 0) return R"({"baselines":true})";
+    return nlohmann::json{{"baselines", {{"batch", b->batch}}}}.dump();
+  }
   if (const auto* r = std::get_if<RetimeRequest>(&request)) {
     nlohmann::json kernels = nlohmann::json::array();
     for (const EvaluateRequest& k : r->kernels) kernels.push_back(evaluate_body(k));
@@ -39,7 +42,11 @@ std::string to_line(const WorkerRequest& request) {
 
 WorkerRequest parse_worker_request(const std::string& line) {
   const nlohmann::json j = nlohmann::json::parse(line);
-  if (j.contains("baselines")) return BaselinesRequest{};
+  if (j.contains("baselines")) {
+    BaselinesRequest b;
+    if (j.at("baselines").is_object()) b.batch = j.at("baselines").value("batch", 0);
+    return b;
+  }
   if (j.contains("retime")) {
     const nlohmann::json& body = j.at("retime");
     RetimeRequest r;
@@ -52,13 +59,15 @@ WorkerRequest parse_worker_request(const std::string& line) {
 }
 
 std::string to_line(const RetimeReply& reply) {
-  return nlohmann::json{{"retime", reply.medians_us}, {"busy_seconds", reply.busy_seconds}}.dump();
+  return nlohmann::json{{"retime", reply.medians_us}, {"batch", reply.batch}, {"busy_seconds", reply.busy_seconds}}
+      .dump();
 }
 
 RetimeReply parse_retime_reply(const std::string& line) {
   const nlohmann::json j = nlohmann::json::parse(line);
   RetimeReply r;
   r.medians_us = j.at("retime").get<std::vector<std::vector<double>>>();
+  r.batch = j.value("batch", 1);
   r.busy_seconds = j.value("busy_seconds", 0.0);
   return r;
 }

@@ -31,7 +31,9 @@ struct EvaluateRequest {
   std::optional<double> best_us;
 };
 
-struct BaselinesRequest {};
+struct BaselinesRequest {
+  int batch = 0;  // launches per timed sample, as the confirmation's (RetimeReply::batch); 0: each decides
+};
 
 struct RetimeRequest {
   std::vector<EvaluateRequest> kernels;  // best_us unused
@@ -43,6 +45,7 @@ using WorkerRequest = std::variant<EvaluateRequest, BaselinesRequest, RetimeRequ
 
 struct RetimeReply {
   std::vector<std::vector<double>> medians_us;  // [kernel][round]
+  int batch = 1;  // launches per timed sample, the same for every kernel and round
   double busy_seconds = 0;
 };
 

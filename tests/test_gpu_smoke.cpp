@@ -73,6 +73,32 @@ TEST(GpuTimer, RacesOnlyWhatIsSlowerThanTheLine) {
   EXPECT_GT(raced.median_us, 0.5 * full.median_us);
 }
 
+// A given batch (harness::TimingOptions::batch) is what times every sample, whatever the work's length: a
+// short fill timed one launch per sample when told 1 (it would be batched by its length otherwise), and a
+// CUDA graph of 7 when told 7.
+TEST(GpuTimer, AGivenBatchOverridesTheLength) {
+  EVOTUNE_REQUIRE_GPU();
+  evotune::runtime::DeviceContext context(0);
+  evotune::runtime::Stream stream;
+  evotune::runtime::DeviceBuffer work(1u << 20, "work");
+  evotune::harness::Timer timer(std::size_t{100} << 20);
+  auto launch = [&](const evotune::runtime::Stream& s) { work.fill_bytes(0x5A, s); };
+  launch(stream);
+  evotune::harness::TimingOptions options;
+  options.repetitions = 5;
+  const auto by_length = timer.time(launch, stream, options);
+  EXPECT_GT(by_length.batch, 1);  // a 1 MiB fill is far below 20 us
+  options.batch = 1;
+  const auto single = timer.time(launch, stream, options);
+  EXPECT_EQ(single.batch, 1);
+  EXPECT_FALSE(single.graph);
+  options.batch = 7;
+  const auto seven = timer.time(launch, stream, options);
+  EXPECT_EQ(seven.batch, 7);
+  EXPECT_TRUE(seven.graph);
+  EXPECT_EQ(seven.samples_us.size(), 5u);
+}
+
 // Both L2 flushes (harness::L2Flush) empty L2: a device-to-device copy of 16 MiB (its source and
 // destination fit in the H100's 50 MiB L2) takes longer after a flush than right after the same copy,
 // when its source is still in L2. The read flush's kernel (PTX the driver translates) loads and runs.

@@ -72,8 +72,9 @@ args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
 assert args["--backends"] == "flash,cudnn", args
 with open(args["--csv"], "w") as f:
     f.write("problem,backend,status,median_us,min_us,p10_us,p90_us,tflops,gbps,batch,reps,max_abs_err,note\n")
-    f.write('"%s",flash,ok,20,19,19.5,21,1,1,1,%s,1e-4,\n' % (args["--problem"], args["--reps"]))
-    f.write('"%s",cudnn,ok,10,9,9.5,11,2,2,1,%s,1e-4,\n' % (args["--problem"], args["--reps"]))
+    batch = args.get("--batch", "1")
+    f.write('"%s",flash,ok,20,19,19.5,21,1,1,%s,%s,1e-4,\n' % (args["--problem"], batch, args["--reps"]))
+    f.write('"%s",cudnn,ok,10,9,9.5,11,2,2,%s,%s,1e-4,\n' % (args["--problem"], batch, args["--reps"]))
 print("a table for a person")
 )");
   const Problem p = Problem::parse("b=1,hq=4,hkv=2,sq=100,skv=300,d=64,causal=1,dtype=bf16");
@@ -86,6 +87,13 @@ print("a table for a person")
   EXPECT_EQ(result.records[1].name, "sdpa_cudnn");
   EXPECT_DOUBLE_EQ(*result.records[1].median_us, 10.0);
   EXPECT_NE(result.records[1].detail_json.find("\"samples\":7"), std::string::npos) << result.records[1].detail_json;
+  EXPECT_NE(result.records[1].detail_json.find("\"calls_per_sample\":1"), std::string::npos);
+  // A batch given (a comparison's other side was timed so) reaches the script as --batch.
+  options.batch = 11;
+  const harness::LibraryBaselines batched = harness::measure_library_baselines(p, options);
+  ASSERT_EQ(batched.records.size(), 2u);
+  EXPECT_NE(batched.records[1].detail_json.find("\"calls_per_sample\":11"), std::string::npos)
+      << batched.records[1].detail_json;
 }
 
 // No torch, no GPU for torch, no script: no records, and a reason.

@@ -14,6 +14,7 @@
 #include "search/strategy.h"
 #include "search/t4.h"
 #include "search/worker_pool.h"
+#include "search/worker_protocol.h"
 #include "tests/test_support.h"
 
 using namespace evotune;
@@ -97,4 +98,22 @@ TEST(WorkerPool, DispatchesAsPreparationsFinishAndKeepsProposalOrder) {
   EXPECT_GT(timeline.waiting_for_prepare, 0.0);
   EXPECT_GT(timeline.in_flight, 0.0);
   EXPECT_EQ(pool.restarts(), 0);
+}
+
+// The worker protocol carries the confirmation's batch both ways: the retime reply says how many launches
+// each sample timed, and the baselines request asks for the same; a request without one (0) keeps the
+// line older workers read.
+TEST(WorkerProtocol, CarriesTheComparisonsBatch) {
+  RetimeReply reply;
+  reply.medians_us = {{1.0, 2.0}, {3.0}};
+  reply.batch = 11;
+  const RetimeReply back = parse_retime_reply(to_line(reply));
+  EXPECT_EQ(back.batch, 11);
+  EXPECT_EQ(back.medians_us, reply.medians_us);
+  EXPECT_EQ(parse_retime_reply(R"({"retime":[[1.0]]})").batch, 1);  // a reply without one: single launches
+
+  EXPECT_EQ(to_line(WorkerRequest{BaselinesRequest{}}), R"({"baselines":true})");
+  EXPECT_EQ(std::get<BaselinesRequest>(parse_worker_request(R"({"baselines":true})")).batch, 0);
+  const WorkerRequest asked = parse_worker_request(to_line(WorkerRequest{BaselinesRequest{7}}));
+  EXPECT_EQ(std::get<BaselinesRequest>(asked).batch, 7);
 }
