@@ -485,6 +485,7 @@ std::vector<Confirmed> confirm_top(evidence::Store& store, std::int64_t run_id, 
   search::RetimeRequest request;
   request.rounds = kConfirmRounds;
   request.reps = kConfirmReps;
+  request.batch = pool.batch();  // as the trials were timed (0 in a resumed run with no new trial)
   std::vector<const evidence::TrialRecord*> sent;
   for (const evidence::TrialRecord& t : top) {
     // Prepared in this search, or (a resumed run) prepared now from the cache.
@@ -699,6 +700,7 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
                                      {"confirmed_best_us", confirmed.empty() ? nlohmann::json(nullptr)
                                                                              : nlohmann::json(confirmed[0].median_us)},
                                      {"confirmed_best_config", confirmed.empty() ? std::string() : confirmed[0].config},
+                                     {"launches_per_sample", pool.batch()},
                                      {"search_wall_s", wall},
                                      {"command_wall_s", command_wall},
                                      {"workers", ordinals.size()},

@@ -74,6 +74,7 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
           kernels.push_back({Config::from_key(k.config_key), k.cache_key, k.kernel_name});
         }
         search::RetimeReply reply;
+        gpu->set_batch(retime->batch);
         const search::AttentionEvaluator::Retimed retimed = gpu->retime(kernels, retime->rounds, retime->reps);
         reply.medians_us = retimed.medians_us;
         reply.batch = retimed.batch;
@@ -88,7 +89,9 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
       if (gpu) {
         if (evaluate.cache_key.empty()) throw UsageError("worker: a GPU worker needs prepared kernels (cache_key)");
         gpu->set_best_us(evaluate.best_us);
+        gpu->set_batch(evaluate.batch);
         reply.trial = gpu->evaluate(config, evaluate.cache_key, evaluate.kernel_name);
+        reply.batch = gpu->last_batch();
         reply.restart = gpu->needs_restart();
       } else {
         reply.trial = replay->evaluate(config);

@@ -36,6 +36,7 @@ evidence::TrialRecord AttentionEvaluator::evaluate(const Config& config, const s
                                                    const std::string& kernel_name) {
   evidence::TrialRecord t;
   ++phases_.trials;
+  last_batch_ = 0;
   const auto load_start = std::chrono::steady_clock::now();
   const std::optional<runtime::CompileResult> cached = kernels_.load(cache_key);
   if (!cached) {
@@ -68,6 +69,7 @@ evidence::TrialRecord AttentionEvaluator::evaluate(const Config& config, const s
     harness::TimingSummary timing = timer_.time(launch, stream_, timing_options);
     phases_.timing_seconds += seconds_since(timing_start);
     ++(timing.raced ? phases_.raced : phases_.timed);
+    last_batch_ = timing.raced ? 0 : timing.batch;
     t.status = "ok";
     t.median_us = timing.median_us;
     t.min_us = timing.min_us;

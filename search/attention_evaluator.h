@@ -34,14 +34,18 @@ class AttentionEvaluator {
   // kRaceFactor times the best is timed with 3 samples instead of the full repetitions. Below that
   // minimum, single unbatched launches are too coarse to rule a config out, and timing is cheap anyway.
   void set_best_us(std::optional<double> best_us) { best_us_ = best_us; }
+  // Launches per timed sample (harness::TimingOptions::batch; 0: each kernel's length decides), and the
+  // one the last evaluate() timed with in full (0 when it did not: failed or raced).
+  void set_batch(int batch) { timing_.batch = batch; }
+  int last_batch() const { return last_batch_; }
   static constexpr double kRaceFactor = 2.0;
   static constexpr double kRaceMinimumUs = 50.0;
   bool needs_restart() const { return needs_restart_; }
 
   // The search's top configs timed again, interleaved: `rounds` rounds, each timing every kernel once
   // (`reps` flushed samples, after a check of its output) in the order given, so drift of the GPU's state
-  // over time reaches them all alike, and all with one batch (launches per sample): the first kernel's
-  // length decides it in the first round (harness::TimingOptions::batch). Returns [kernel][round] medians;
+  // over time reaches them all alike, and all with one batch (launches per sample): the one set_batch
+  // gave, else the first kernel's length decides it (harness::TimingOptions::batch). Returns [kernel][round] medians;
   // a kernel that fails its check or to load gets no times (an empty row).
   struct Kernel {
     Config config;
@@ -78,6 +82,7 @@ class AttentionEvaluator {
   harness::TimingOptions timing_;
   bool needs_restart_ = false;
   std::optional<double> best_us_;
+  int last_batch_ = 0;
   Phases phases_;
 };
 

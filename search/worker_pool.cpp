@@ -128,6 +128,7 @@ void WorkerPool::send(Worker& w, const Config& config) {
   EvaluateRequest request;
   request.config_key = config.key();
   request.best_us = best_us_;
+  request.batch = batch_;
   if (preparer_ != nullptr) {
     const runtime::PreparedKernel& kernel = std::get<runtime::PreparedKernel>(*preparer_->ready(config));
     request.cache_key = kernel.cache_key;
@@ -197,6 +198,7 @@ void WorkerPool::collect(Worker& w) {
     timeline_.busy += reply.busy_seconds;
     const evidence::TrialRecord& t = reply.trial;
     if (t.status == "ok" && t.median_us && (!best_us_ || *t.median_us < *best_us_)) best_us_ = t.median_us;
+    if (batch_ == 0 && t.status == "ok") batch_ = reply.batch;
     finished_[key] = with_preparation(job.config, std::move(reply.trial));
     if (reply.restart) {  // its CUDA context may be poisoned: replace it now
       w.process.stop(false);

@@ -60,6 +60,10 @@ class WorkerPool : public Evaluator {
   std::optional<std::string> ask(std::size_t index, const std::string& request_line);
 
   int restarts() const { return restarts_; }
+  // Launches per timed sample of this search: the first trial timed in full decides it (by its length,
+  // harness/timer.h), and every later trial and the confirmation are timed with it, so that trials just
+  // under and just over 20 us are not ranked across two ways of timing. 0 until then.
+  int batch() const { return batch_; }
   std::size_t size() const { return workers_.size(); }
   const WorkerTimeline& timeline() const { return timeline_; }
 
@@ -91,6 +95,7 @@ class WorkerPool : public Evaluator {
   int restarts_ = 0;
   PrepareAhead* preparer_ = nullptr;
   std::optional<double> best_us_;  // sent with each request; lowered by results as they arrive
+  int batch_ = 0;                  // sent with each request once known (batch())
   std::deque<Config> queue_;                                  // not yet dispatched: current batch first
   std::map<std::string, evidence::TrialRecord> finished_;     // by config key, until their batch collects them
   WorkerTimeline timeline_;

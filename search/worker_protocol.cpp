@@ -13,6 +13,7 @@ nlohmann::json evaluate_body(const EvaluateRequest& e) {
   if (!e.cache_key.empty()) body["cache_key"] = e.cache_key;
   if (!e.kernel_name.empty()) body["kernel"] = e.kernel_name;
   if (e.best_us) body["best_us"] = *e.best_us;
+  if (e.batch > 0) body["batch"] = e.batch;
   return body;
 }
 
@@ -22,6 +23,7 @@ EvaluateRequest evaluate_from(const nlohmann::json& body) {
   e.cache_key = body.value("cache_key", "");
   e.kernel_name = body.value("kernel", "");
   if (body.contains("best_us")) e.best_us = body.at("best_us").get<double>();
+  e.batch = body.value("batch", 0);
   return e;
 }
 
@@ -35,7 +37,8 @@ std::string to_line(const WorkerRequest& request) {
   if (const auto* r = std::get_if<RetimeRequest>(&request)) {
     nlohmann::json kernels = nlohmann::json::array();
     for (const EvaluateRequest& k : r->kernels) kernels.push_back(evaluate_body(k));
-    return nlohmann::json{{"retime", {{"kernels", kernels}, {"rounds", r->rounds}, {"reps", r->reps}}}}.dump();
+    return nlohmann::json{{"retime", {{"kernels", kernels}, {"rounds", r->rounds}, {"reps", r->reps}, {"batch", r->batch}}}}
+        .dump();
   }
   return nlohmann::json{{"evaluate", evaluate_body(std::get<EvaluateRequest>(request))}}.dump();
 }
@@ -53,6 +56,7 @@ WorkerRequest parse_worker_request(const std::string& line) {
     for (const nlohmann::json& k : body.at("kernels")) r.kernels.push_back(evaluate_from(k));
     r.rounds = body.at("rounds");
     r.reps = body.at("reps");
+    r.batch = body.value("batch", 0);
     return r;
   }
   return evaluate_from(j.at("evaluate"));
@@ -74,6 +78,7 @@ RetimeReply parse_retime_reply(const std::string& line) {
 
 std::string to_line(const EvaluateReply& reply) {
   return nlohmann::json{{"trial", evidence::to_json(reply.trial)},
+                        {"batch", reply.batch},
                         {"restart", reply.restart},
                         {"busy_seconds", reply.busy_seconds}}
       .dump();
@@ -83,6 +88,7 @@ EvaluateReply parse_evaluate_reply(const std::string& line) {
   const nlohmann::json j = nlohmann::json::parse(line);
   EvaluateReply r;
   r.trial = evidence::trial_from_json(j.at("trial"));
+  r.batch = j.value("batch", 0);
   r.restart = j.value("restart", false);
   r.busy_seconds = j.value("busy_seconds", 0.0);
   return r;

@@ -29,6 +29,7 @@ struct EvaluateRequest {
   std::string cache_key;    // empty for replay workers
   std::string kernel_name;  // likewise
   std::optional<double> best_us;
+  int batch = 0;  // launches per timed sample, the search's (WorkerPool); 0: the kernel's length decides
 };
 
 struct BaselinesRequest {
@@ -36,9 +37,10 @@ struct BaselinesRequest {
 };
 
 struct RetimeRequest {
-  std::vector<EvaluateRequest> kernels;  // best_us unused
+  std::vector<EvaluateRequest> kernels;  // best_us and batch unused
   int rounds = 5;
   int reps = 10;
+  int batch = 0;  // launches per timed sample for all; 0: the first kernel's length decides
 };
 
 using WorkerRequest = std::variant<EvaluateRequest, BaselinesRequest, RetimeRequest>;
@@ -51,6 +53,7 @@ struct RetimeReply {
 
 struct EvaluateReply {
   evidence::TrialRecord trial;
+  int batch = 0;  // launches per sample the trial was timed with in full; 0: not so timed (failed, raced)
   bool restart = false;
   double busy_seconds = 0;
 };

@@ -116,4 +116,18 @@ TEST(WorkerProtocol, CarriesTheComparisonsBatch) {
   EXPECT_EQ(std::get<BaselinesRequest>(parse_worker_request(R"({"baselines":true})")).batch, 0);
   const WorkerRequest asked = parse_worker_request(to_line(WorkerRequest{BaselinesRequest{7}}));
   EXPECT_EQ(std::get<BaselinesRequest>(asked).batch, 7);
+
+  // A trial request carries the search's batch once it is known, and the reply the batch the trial used.
+  EvaluateRequest evaluate;
+  evaluate.config_key = "block_m=64";
+  EXPECT_EQ(to_line(WorkerRequest{evaluate}).find("batch"), std::string::npos);
+  evaluate.batch = 12;
+  EXPECT_EQ(std::get<EvaluateRequest>(parse_worker_request(to_line(WorkerRequest{evaluate}))).batch, 12);
+  RetimeRequest retime;
+  retime.batch = 5;
+  EXPECT_EQ(std::get<RetimeRequest>(parse_worker_request(to_line(WorkerRequest{retime}))).batch, 5);
+  EvaluateReply trial;
+  trial.trial.status = "ok";
+  trial.batch = 9;
+  EXPECT_EQ(parse_evaluate_reply(to_line(trial)).batch, 9);
 }
