@@ -368,6 +368,28 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(heuristic_config(Problem::parse("b=32,hq=16,sq=384,d=64"), h100).at("scheduler"), kDynamicScheduler);
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=256,d=64"), h100).at("scheduler"), kGridScheduler);
   EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=8,sq=768,d=64"), h100).at("scheduler"), kGridScheduler);
+  // Non-causal in that range, 64-row tiles more than one round of the four-CTA slots: the 192-row walk where
+  // its rounds (132 tiles each) are fewer than 4/3 of the four-CTA config's (528 each), and the four-CTA
+  // config is what a search is offered beside it; not where they are as many (b12 hq8 s512: 3 against 2;
+  // b32 hq16 s384: 8 against 6, and the loop above).
+  for (const char* text : {"b=16,hq=8,sq=384,d=64", "b=24,hq=8,sq=384,d=64", "b=2,hq=32,sq=640,d=64",
+                           "b=6,hq=12,sq=576,d=64"}) {
+    const Problem p = Problem::parse(text);
+    const Config c = heuristic_config(p, h100);
+    EXPECT_EQ(c.at("block_m"), 192) << text;
+    EXPECT_EQ(c.at("min_ctas"), 1) << text;
+    EXPECT_EQ(c.at("scheduler"), kPersistentScheduler) << text;
+    const long long rounds192 = (unsplit_ctas(c, p) + h100.sm_count - 1) / h100.sm_count;
+    const std::vector<Config> others = heuristic_alternatives(p, h100);
+    ASSERT_EQ(others.size(), 1u) << text;
+    EXPECT_EQ(others[0].at("min_ctas"), 4) << text;
+    const long long rounds64 = (unsplit_ctas(others[0], p) + 4LL * h100.sm_count - 1) / (4LL * h100.sm_count);
+    EXPECT_LT(3 * rounds192, 4 * rounds64) << text;
+    EXPECT_GT(unsplit_ctas(others[0], p), 4LL * h100.sm_count) << text;
+  }
+  for (const char* text : {"b=12,hq=8,sq=512,d=64,dtype=bf16", "b=8,hq=16,sq=512,d=64,dtype=bf16"}) {
+    EXPECT_EQ(heuristic_config(Problem::parse(text), h100).at("min_ctas"), 4) << text;
+  }
   // A small grid in that range (128-row tiles no more than the SMs, 64-row ones more): one 128x128 tile per
   // SM, overlap and pingpong, unsplit; 64-row tiles no more than the SMs: the small-grid config (64 rows,
   // one CTA per SM).

@@ -232,10 +232,13 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   const long long rows192_tiles = unsplit_ctas(c, p);
   const bool rows192_persistent = p.d == 64 && !p.causal && (padded_rows - p.sq) * 8 <= padded_rows &&
                                   rows192_tiles >= limits.sm_count && wave_efficiency(c) >= 0.8;
+  // That config, one CTA per SM walking 192-row tiles, which the short-range rule below may take too.
+  Config rows192_walk = c;
+  rows192_walk.set("scheduler", kPersistentScheduler);
+  rows192_walk.set("o_store", 1);
+  rows192_walk = conform(rows192_walk);
   if (rows192_persistent) {
-    c.set("scheduler", kPersistentScheduler);
-    c.set("o_store", 1);
-    c = conform(c);
+    c = rows192_walk;
   } else if (p.d == 64 && !p.causal) {
     Config rows128 = c;
     rows128.set("block_m", 128);
@@ -294,6 +297,7 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // The config above is the long-range one; at d=64 the short-range one is built beside it, and the bound
   // picks (the other is what heuristic_alternatives offers a search).
   const Config long_range = c;
+  std::optional<Config> short_range_other;  // what the search is offered beside a short-range default
   // Non-causal K/V ranges from 768 to 1024 keys take the persistent 192-row config above where its tiles are
   // at least two per SM (the measurements there); below 768 keys the four-CTA config stays (s384 was level,
   // s512 not measured with it).
@@ -348,6 +352,25 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     c.set("q_buffers", 1);
     c.set("o_store", 1);
     c = conform(c);
+    // Non-causal tiles more than one round of the four-CTA slots: a round of those holds 528 64-row tiles,
+    // one of the 192-row walk 132 tiles of 192 rows, 3/4 as many rows, and on the H100 each took about as
+    // long per row (probe/call64: b32 hq16 s384 bf16, 6 rounds against 8, 53.9 us against 56.7; b16 hq16
+    // s512, 4 against 6, 48.2 / 50.9). Rounded up to whole rounds, the one with fewer rows' worth of rounds
+    // leads: the 192-row walk where its rounds are fewer than 4/3 of the four-CTA config's (call64, cuDNN's
+    // batch, median us of two rounds, four-CTA / 192-row / cuDNN: b16 hq8 s384, 2 rounds each, 16.90 / 14.85
+    // / 17.74, alone 20.96 / 19.06 / 19.97; b24 hq8 s384, 3 and 3, 26.22 / 25.10 / 28.00; b2 hq32 s640, 2
+    // and 2, 26.64 / 24.13 / 26.35; b6 hq12 s576, 2 and 2, 24.68 / 24.91 / 29.15), the four-CTA config where
+    // not (b12 hq8 s512 bf16, 2 against 3, 24.66 / 28.58 / 23.20; b8 hq16 s512 bf16, 2 against 3, 28.62 /
+    // 28.82 / 28.16; b4 hq32 hkv8 s512, 28.62 / 28.48).
+    if (short_range && !p.causal && more_tiles_than_slots) {
+      const long long rounds64 = evotune_split::ceil_div(unsplit_ctas(c, p), persistent_ctas(c, limits));
+      const long long rounds192 =
+          evotune_split::ceil_div(unsplit_ctas(rows192_walk, p), persistent_ctas(rows192_walk, limits));
+      if (3 * rounds192 < 4 * rounds64 && !invalid_reason(rows192_walk, p, limits)) {
+        short_range_other = c;
+        c = rows192_walk;
+      }
+    }
     // A small grid: 128-row tiles no more than the SMs, 64-row ones more. The four-CTA config's tiles then
     // leave most CTA slots empty and put two on some SMs, each of one consumer warpgroup; one 128-row tile
     // per SM, its two consumer warpgroups taking turns with the overlapped loop, does the same rows with
@@ -371,7 +394,8 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     }
   }
   if (p.d != 64) return WgmmaSides{c, std::nullopt};
-  return WgmmaSides{short_range ? c : long_range, short_range ? long_range : c};
+  if (short_range) return WgmmaSides{c, short_range_other.value_or(long_range)};
+  return WgmmaSides{long_range, c};
 }
 
 // The rules every wgmma default passes through last: a grid that leaves SMs idle, validity, and split-KV.
