@@ -352,21 +352,23 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     c.set("q_buffers", 1);
     c.set("o_store", 1);
     c = conform(c);
-    // Non-causal tiles more than one round of the four-CTA slots: a round of those holds 528 64-row tiles,
-    // one of the 192-row walk 132 tiles of 192 rows, 3/4 as many rows, and on the H100 each took about as
-    // long per row (probe/call64: b32 hq16 s384 bf16, 6 rounds against 8, 53.9 us against 56.7; b16 hq16
-    // s512, 4 against 6, 48.2 / 50.9). Rounded up to whole rounds, the one with fewer rows' worth of rounds
-    // leads: the 192-row walk where its rounds are fewer than 4/3 of the four-CTA config's (call64, cuDNN's
-    // batch, median us of two rounds, four-CTA / 192-row / cuDNN: b16 hq8 s384, 2 rounds each, 16.90 / 14.85
-    // / 17.74, alone 20.96 / 19.06 / 19.97; b24 hq8 s384, 3 and 3, 26.22 / 25.10 / 28.00; b2 hq32 s640, 2
-    // and 2, 26.64 / 24.13 / 26.35; b6 hq12 s576, 2 and 2, 24.68 / 24.91 / 29.15), the four-CTA config where
-    // not (b12 hq8 s512 bf16, 2 against 3, 24.66 / 28.58 / 23.20; b8 hq16 s512 bf16, 2 against 3, 28.62 /
-    // 28.82 / 28.16; b4 hq32 hkv8 s512, 28.62 / 28.48).
+    // Non-causal tiles more than one round of the four-CTA slots: the 192-row walk where it needs no more
+    // rounds (132 tiles of 192 rows each) than the four-CTA config (528 tiles of 64 rows each), rounded up.
+    // On the H100 (probe/call64, cuDNN's batch, median us of two rounds, four-CTA / 192-row walk / cuDNN;
+    // rounds four-CTA and walk): b16 hq8 s384 (2, 2) 16.90 / 14.85 / 17.74, alone 20.96 / 19.06 / 19.97;
+    // b24 hq8 s384 (3, 3) 26.22 / 25.10 / 28.00; b2 hq32 s640 (2, 2) 26.64 / 24.13 / 26.35; b6 hq12 s576
+    // (2, 2) 24.68 / 24.91 / 29.15; with more rounds the four-CTA config leads (b12 hq8 s512 bf16 (2, 3)
+    // 24.66 / 28.58; b32 hq16 s384 bf16 (6, 8) 53.90 / 56.69; b16 hq16 s512 (4, 6) 48.20 / 50.94). A first
+    // bound, fewer than 4/3 as many rounds, failed on shapes not used to make it (call65): (4, 5) and (5, 6)
+    // were 3-26% slower (b36 hq8 s384 bf16 34.93 / 37.39, b40 hq8 s320 29.86 / 37.73, b48 hq8 s384 43.07 /
+    // 44.30, b96 hq8 s192 33.02 / 36.09); its (2, 2) shapes were faster or level (b4 hq32 hkv8 s384 bf16
+    // 16.86 / 14.83, b1 hq64 hkv8 s640 26.53 / 24.21, b2 hq40 hkv8 s512 bf16 22.80 / 21.20, b4 hq24 hkv8 s384
+    // 14.76 / 14.86).
     if (short_range && !p.causal && more_tiles_than_slots) {
       const long long rounds64 = evotune_split::ceil_div(unsplit_ctas(c, p), persistent_ctas(c, limits));
       const long long rounds192 =
           evotune_split::ceil_div(unsplit_ctas(rows192_walk, p), persistent_ctas(rows192_walk, limits));
-      if (3 * rounds192 < 4 * rounds64 && !invalid_reason(rows192_walk, p, limits)) {
+      if (rounds192 <= rounds64 && !invalid_reason(rows192_walk, p, limits)) {
         short_range_other = c;
         c = rows192_walk;
       }
