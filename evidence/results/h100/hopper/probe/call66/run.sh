@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # probe/call66: the rounds rule as revised after call65 (the 192-row walk where it needs no more rounds than
 # the four-CTA config) held out: ten short non-causal d=64 shapes it moves to the walk and four with one round
-# more that it leaves, none used before; the default, the four-CTA config and the walk by name,
-# config and the 192-row walk by name, each problem timed with cuDNN's batch, 2 rounds. On the H100.
+# more that it leaves, none used before; the default, the four-CTA config and the walk by name, each
+# problem timed with cuDNN's batch, 2 rounds. On the H100.
 # Packed into $OUT/all.tgz.
 set -uo pipefail
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64
