@@ -352,23 +352,30 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     c.set("q_buffers", 1);
     c.set("o_store", 1);
     c = conform(c);
-    // Non-causal tiles more than one round of the four-CTA slots: the 192-row walk where it needs no more
-    // rounds (132 tiles of 192 rows each) than the four-CTA config (528 tiles of 64 rows each), rounded up.
-    // On the H100 (probe/call64, cuDNN's batch, median us of two rounds, four-CTA / 192-row walk / cuDNN;
-    // rounds four-CTA and walk): b16 hq8 s384 (2, 2) 16.90 / 14.85 / 17.74, alone 20.96 / 19.06 / 19.97;
-    // b24 hq8 s384 (3, 3) 26.22 / 25.10 / 28.00; b2 hq32 s640 (2, 2) 26.64 / 24.13 / 26.35; b6 hq12 s576
-    // (2, 2) 24.68 / 24.91 / 29.15; with more rounds the four-CTA config leads (b12 hq8 s512 bf16 (2, 3)
-    // 24.66 / 28.58; b32 hq16 s384 bf16 (6, 8) 53.90 / 56.69; b16 hq16 s512 (4, 6) 48.20 / 50.94). A first
-    // bound, fewer than 4/3 as many rounds, failed on shapes not used to make it (call65): (4, 5) and (5, 6)
-    // were 3-26% slower (b36 hq8 s384 bf16 34.93 / 37.39, b40 hq8 s320 29.86 / 37.73, b48 hq8 s384 43.07 /
-    // 44.30, b96 hq8 s192 33.02 / 36.09); its (2, 2) shapes were faster or level (b4 hq32 hkv8 s384 bf16
-    // 16.86 / 14.83, b1 hq64 hkv8 s640 26.53 / 24.21, b2 hq40 hkv8 s512 bf16 22.80 / 21.20, b4 hq24 hkv8 s384
-    // 14.76 / 14.86).
+    // Non-causal tiles more than one round of the four-CTA slots: the SM with the most tiles sets the time,
+    // ceil(tiles / SMs) of them, four at once for the four-CTA config, one 192-row tile at a time for the
+    // 192-row walk. On the H100 a walk tile took 2.3-3.3 times a four-CTA tile (per SM; lower over longer
+    // K/V ranges and with fewer tiles per SM), so the walk leads where the four-CTA config has at least
+    // three times its tiles per SM, and only while those are few (at most four): with more, the four-CTA
+    // config's dynamic scheduler runs at its steady rate. Median us of two rounds, each side timed with
+    // cuDNN's batch, four-CTA / walk (tiles per SM, four-CTA and walk):
+    //   (6, 2): b16 hq8 s384 16.90 / 14.85 (call64); b4 hq32 hkv8 s384 bf16 16.86 / 14.83, b8 hq16 s384 bf16
+    //   16.92 / 14.90, b10 hq12 s384 16.28 / 14.90, b5 hq16 s576 25.49 / 25.18 (call65); b2 hq64 hkv8 s384
+    //   bf16 16.83 / 14.82, b1 hq64 hkv8 s704 28.86 / 27.44 (call66);
+    //   (9, 3): b24 hq8 s384 26.22 / 25.10 (call64); b8 hq24 hkv8 s384 26.06 / 24.78, b12 hq16 s384 bf16 26.35
+    //   / 25.24, b11 hq12 s576 35.25 / 34.16, b5 hq24 hkv8 s576 bf16 33.06 / 33.74 (call66);
+    //   (12, 4): b11 hq16 s576 44.58 / 43.20 (call66);
+    // and not: (5, 2) split, b2 hq32 s640 26.64 / 24.13, b6 hq12 s576 24.68 / 24.91 (call64), b1 hq64 hkv8
+    // s640 26.53 / 24.21, b2 hq40 hkv8 s512 bf16 22.80 / 21.20, b4 hq24 hkv8 s384 14.76 / 14.86 (call65), b8
+    // hq16 s320 17.80 / 19.19, b4 hq16 s576 bf16 23.56 / 24.79, b6 hq12 s512 bf16 21.87 / 21.38, b5 hq20 s384
+    // 15.25 / 14.86 (call66); (6, 3) b12 hq8 s512 bf16 24.66 / 28.58; (8, 3) b8 hq16 s512 bf16 28.62 / 28.82;
+    // (10, 4) b6 hq24 hkv8 s576 bf16 36.20 / 42.65; (14, 5) b36 hq8 s384 bf16 34.93 / 37.39; (18, 6) b48 hq8
+    // s384 43.07 / 44.30, b96 hq8 s192 33.02 / 36.09; (24, 8) b32 hq16 s384 bf16 53.90 / 56.69. Two bounds
+    // before this one, on rounds of all the slots (528 and 132 tiles), failed held out (call65, call66).
     if (short_range && !p.causal && more_tiles_than_slots) {
-      const long long rounds64 = evotune_split::ceil_div(unsplit_ctas(c, p), persistent_ctas(c, limits));
-      const long long rounds192 =
-          evotune_split::ceil_div(unsplit_ctas(rows192_walk, p), persistent_ctas(rows192_walk, limits));
-      if (rounds192 <= rounds64 && !invalid_reason(rows192_walk, p, limits)) {
+      const long long per_sm64 = evotune_split::ceil_div(unsplit_ctas(c, p), limits.sm_count);
+      const long long per_sm192 = evotune_split::ceil_div(unsplit_ctas(rows192_walk, p), limits.sm_count);
+      if (3 * per_sm192 <= per_sm64 && per_sm192 <= 4 && !invalid_reason(rows192_walk, p, limits)) {
         short_range_other = c;
         c = rows192_walk;
       }
