@@ -23,7 +23,7 @@ struct TimingOptions {
   int max_batch = 1000;
   // Launches per sample, fixed: 1 times single launches whatever their length, N > 1 a CUDA graph of N
   // (every sample flushed first, as always). 0: decided by the estimate above. A comparison times both
-  // sides one way (DESIGN.md): the side timed second is given the first side's batch, because a batch's
+  // sides one way (README, "Timing"): the side timed second is given the first side's batch, because a batch's
   // launches after the first find their inputs in L2 and no launch gap, and a kernel just under
   // batch_below_us would otherwise be compared, batched, with one just over it, timed alone.
   int batch = 0;

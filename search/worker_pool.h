@@ -62,7 +62,8 @@ class WorkerPool : public Evaluator {
   int restarts() const { return restarts_; }
   // Launches per timed sample of this search: the first trial timed in full decides it (by its length,
   // harness/timer.h), and every later trial and the confirmation are timed with it, so that trials just
-  // under and just over 20 us are not ranked across two ways of timing. 0 until then.
+  // under and just over 20 us are not ranked across two ways of timing (with several workers, trials already
+  // in flight when it is known keep their own). 0 until then.
   int batch() const { return batch_; }
   std::size_t size() const { return workers_.size(); }
   const WorkerTimeline& timeline() const { return timeline_; }
