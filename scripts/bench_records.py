@@ -46,6 +46,13 @@ def batches_of(bench: dict[tuple[str, str], list[dict]], problem: str, which: st
     return list(dict.fromkeys(int(r["kernel"].get("batch", 1)) for r in runs))
 
 
+def timed_alike(ours: list[int], theirs: int | None) -> bool:
+    """Whether two sides of a comparison were timed the same way: every one of our benches and theirs single
+    launches, or all CUDA graphs (launches per sample > 1, whose later launches find their inputs in L2)."""
+    graph = lambda n: n is not None and n > 1
+    return {graph(n) for n in ours} == {graph(theirs)}
+
+
 def median_of(bench: dict[tuple[str, str], list[dict]], problem: str, which: str):
     """(median over rounds of each checked bench's median µs, its config, the rounds' µs); Nones without one."""
     runs = [r for r in bench.get((problem, which), []) if r.get("kernel") and r["check"]["passed"]]

@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from bench_records import batches_of, median_of, read_bench, read_sdpa, read_sdpa_batches
+from bench_records import batches_of, median_of, read_bench, read_sdpa, read_sdpa_batches, timed_alike
 
 
 def flops(problem: str) -> float:
@@ -70,8 +70,7 @@ def main() -> int:
                "best_batch": best_batches[0] if len(best_batches) == 1 else best_batches,
                "cudnn_batch": cudnn_batch}
         verdicts = []
-        graph = lambda n: n is not None and n > 1
-        if best_us and cudnn and {graph(n) for n in best_batches} != {graph(cudnn_batch)}:
+        if best_us and cudnn and not timed_alike(best_batches, cudnn_batch):
             verdicts.append(f"timed differently (evotune {best_batches} launches per sample, cuDNN {cudnn_batch}): "
                             "no comparison")
         elif best_us and cudnn:

@@ -3,16 +3,15 @@
    scripts/probe_table.py FOLDER...   (each FOLDER holds probe.jsonl and, from the `sdpa` step, sdpa.csv)
 Each config (named by its tiles, CTAs per SM and scheduler; the problem-aware default's records count under
 the config it resolved to) gets its rounds' medians and their median, and cuDNN's median over it; a config
-timed with other launches per sample than cuDNN (a CUDA graph on one side only, or of another length) is
-marked where one side was a CUDA graph and the other single launches, since that ratio compares two ways
-of timing (harness/timer.h)."""
+timed as a CUDA graph where cuDNN was timed with single launches, or the other way round, is marked, since
+that ratio compares two ways of timing (harness/timer.h)."""
 import collections
 import json
 import statistics
 import sys
 from pathlib import Path
 
-from bench_records import read_sdpa, read_sdpa_batches
+from bench_records import read_sdpa, read_sdpa_batches, timed_alike
 
 
 def short_name(config: str) -> str:
@@ -38,8 +37,7 @@ def main(folders: list[str]) -> None:
                 m = statistics.median(times)
                 ratio = f"{base / m:.3f}x cuDNN" if base else ""
                 ours = batches[(problem, name)]
-                graph = lambda n: n is not None and n > 1
-                if base and {graph(n) for n in ours} != {graph(cudnn_batch.get(problem))}:
+                if base and not timed_alike(sorted(ours), cudnn_batch.get(problem)):
                     ratio += (f" (timed differently: {'/'.join(map(str, sorted(ours)))} launches per sample, "
                               f"cuDNN {cudnn_batch.get(problem)})")
                 print(f"  {name:28s} {' '.join(f'{x:.2f}' for x in times)} -> {m:.2f} us  {ratio}")
