@@ -300,7 +300,8 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   std::optional<Config> short_range_other;  // what the search is offered beside a short-range default
   // Non-causal K/V ranges from 768 to 1024 keys take the persistent 192-row config above where its tiles are
   // at least two per SM (the measurements there); below 768 keys the four-CTA config stays (s384 was level,
-  // s512 not measured with it).
+  // s512 not measured with it), except where the busiest SM would hold few 192-row tiles (the tiles-per-SM
+  // rule below).
   const bool rows192_short = rows192_persistent && p.skv >= 768 && rows192_tiles >= 2LL * limits.sm_count;
   const bool short_range = p.d == 64 && p.skv <= (p.causal ? 2048 : 1024) && !rows192_short;
   if (p.d == 64) {
