@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# probe/call72: the problem-aware default on 32 random shapes (seed 20261126: scripts in the commit message;
+# probe/call72: the problem-aware default on 32 random shapes (seed 20261126, drawn by shapes.py beside this script;
 # b 1-16, hq 8-64, groups 1-8, d 64/128, causal or not, 200-9000 keys, a fifth with fewer queries than keys,
 # odd lengths) beside SDPA flash and cuDNN, each problem timed with cuDNN's batch, 2 rounds; no search. What
 # the defaults give on shapes nobody chose. On the H100. Packed into $OUT/all.tgz.
