@@ -326,19 +326,28 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   // d=64 on sm_90 otherwise: 192-row wgmma tiles, or 128-row ones where those fill the waves clearly better.
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=8,sq=2304,d=64,dtype=bf16"), h100).at("block_m"), 192);
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=12,sq=1100,d=64,dtype=bf16"), h100).at("block_m"), 128);
-  // Causal beyond 2048 keys at d=64, or d=128: one CTA per SM, dynamic, the rows out by TMA store, no
-  // pingpong (two Q buffers at d=128, one at d=64); d64 non-causal keeps pingpong (the persistent rule above),
-  // and on a 192-row grid the threads' stores, as does a grid that leaves SMs idle (below).
-  for (const char* text : {"b=2,hq=24,sq=2049,d=64,causal=1", "b=4,hq=32,hkv=8,sq=3072,d=64,causal=1",
+  // Causal beyond 2048 keys at d=64, or d=128: one CTA per SM, dynamic, the rows out by TMA store (two Q
+  // buffers at d=128, one at d=64); at d=128, and at d=64 where 192-row tiles would be fewer than four per SM,
+  // 128-row tiles without pingpong; at d=64 otherwise 192-row tiles with pingpong. d64 non-causal keeps
+  // pingpong (the persistent rule above), and on a 192-row grid the threads' stores, as does a grid that
+  // leaves SMs idle (below).
+  for (const char* text : {"b=1,hq=24,sq=2049,d=64,causal=1", "b=1,hq=16,sq=4096,d=64,causal=1",
+                           "b=2,hq=24,sq=2049,d=64,causal=1", "b=4,hq=32,hkv=8,sq=3072,d=64,causal=1",
                            "b=4,hq=16,sq=4096,d=128,causal=1"}) {
-    const Config c = heuristic_config(Problem::parse(text), h100);
+    const Problem p = Problem::parse(text);
+    const Config c = heuristic_config(p, h100);
     EXPECT_EQ(c.at("min_ctas"), 1) << text;
-    EXPECT_EQ(c.at("block_m"), 128) << text;
+    const bool rows192 = p.d == 64 && (p.sq + 191) / 192 * p.b * p.hq >= 4 * h100.sm_count;
+    EXPECT_EQ(c.at("block_m"), rows192 ? 192 : 128) << text;
     EXPECT_EQ(c.at("block_n"), 128) << text;
     EXPECT_EQ(c.at("scheduler"), kDynamicScheduler) << text;
     EXPECT_EQ(c.at("o_store"), 1) << text;
-    EXPECT_EQ(c.at("pingpong"), 0) << text;
+    EXPECT_EQ(c.at("pingpong"), rows192 ? 1 : 0) << text;
+    EXPECT_EQ(invalid_reason(c, p, h100), std::nullopt) << text;
   }
+  // Both sides of that occur among them.
+  EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=16,sq=4096,d=64,causal=1"), h100).at("block_m"), 128);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=32,hkv=8,sq=3072,d=64,causal=1"), h100).at("block_m"), 192);
   // d=64 with at most 2048 keys causal, 1024 not, and enough tiles: four CTAs per SM of one consumer
   // warpgroup each (a grid; non-causal, the dynamic scheduler where the 64-row tiles are more than four per
   // SM), 64x64 tiles, the producer's registers moved to the consumer; 2049 keys causal, 1025 not, or too few

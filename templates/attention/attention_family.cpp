@@ -277,6 +277,21 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     // Causal: the warpgroups do not take turns (the call15 figures above are without pingpong).
     if (p.causal) c.set("pingpong", 0);
     c = conform(c);
+    // Causal d=64 (past the four-CTA bound below, 2048 keys): 192-row tiles, three consumer warpgroups
+    // taking turns (pingpong), where those tiles are at least four per SM (the shapes measured had 5.3 to
+    // 19). On the H100 (probe/call73, cuDNN's batch, median us of two rounds, 128 rows / 192 rows / 192 rows
+    // with pingpong / cuDNN): b2 hq64 hkv32 s4635 845.8 / 777.1 / 772.7 / 813.8, b2 hq24 s6042 540.0 / 502.7 /
+    // 487.1 / 530.0, b2 hq16 hkv8 s6268 388.3 / 361.1 / 358.5 / 379.3, b2 hq16 s4036 179.7 / 182.8 / 179.6 /
+    // 182.7, b4 hq40 s3667 bf16 650.6 / 637.9 / 637.6 / 644.5, b8 hq24 s2416 361.0 / 356.5 / 357.3 / 362.8;
+    // with 128 rows neither pingpong, a second Q buffer, three stages nor 160- or 192-key blocks led on more
+    // than three of the six. (call72 had found the 128-row default 0.3-2.9% below cuDNN on these.)
+    if (p.causal && p.d == 64) {
+      Config rows192 = c;
+      rows192.set("block_m", 192);
+      rows192.set("pingpong", 1);
+      rows192 = conform(rows192);
+      if (unsplit_ctas(rows192, p) >= 4LL * limits.sm_count && !invalid_reason(rows192, p, limits)) c = rows192;
+    }
     // Causal d=128 GQA over at least 2048 keys: a tile's rows are its group's query heads over fewer queries
     // (pack_gqa=on), where whole groups fit a tile (the group a power of two), so a KV head's K/V is read
     // once for the group. The searches of both listed causal GQA rows picked it in three full runs (b1 hq32
