@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The configs of a gpu_hopper.sh `probe` step side by side, per problem, beside SDPA cuDNN's median:
    scripts/probe_table.py FOLDER...   (each FOLDER holds probe.jsonl and, from the `sdpa` step, sdpa.csv)
-Each config (named by its tiles, CTAs per SM and scheduler; the problem-aware default's records count under
-the config it resolved to) gets its rounds' medians and their median, and cuDNN's median over it; a config
+Each config (named by its tiles, CTAs per SM and scheduler, and where several configs of a problem share
+that name, by the tunables in which they differ; the problem-aware default's records count under the
+config it resolved to) gets its rounds' medians and their median, and cuDNN's median over it; a config
 timed as a CUDA graph where cuDNN was timed with single launches, or the other way round, is marked, since
 that ratio compares two ways of timing (harness/timer.h)."""
 import collections
@@ -20,28 +21,46 @@ def short_name(config: str) -> str:
     return f"{t['block_m']}x{t['block_n']} ctas{t['min_ctas']} {t['scheduler']}{flags} o={t['o_store']}"
 
 
+def names(configs: list[str]) -> dict[str, str]:
+    """A name per config: short_name, with the tunables that tell apart configs sharing it."""
+    groups: dict[str, list[str]] = collections.defaultdict(list)
+    for config in dict.fromkeys(configs):
+        groups[short_name(config)].append(config)
+    out = {}
+    for short, members in groups.items():
+        tunables = [dict(item.split("=", 1) for item in m.split(",")) for m in members]
+        differ = [k for k in tunables[0] if len({t[k] for t in tunables}) > 1]
+        for config, t in zip(members, tunables):
+            extra = ",".join(f"{k}={t[k]}" for k in differ)
+            out[config] = f"{short} {extra}" if extra else short
+    return out
+
+
 def main(folders: list[str]) -> None:
     for folder in map(Path, folders):
         cudnn = {problem: us for (problem, backend), us in read_sdpa(folder).items() if backend == "cudnn"}
         cudnn_batch = {problem: n for (problem, backend), n in read_sdpa_batches(folder).items() if backend == "cudnn"}
-        runs: dict[str, dict[str, list[float]]] = collections.defaultdict(lambda: collections.defaultdict(list))
-        batches: dict[tuple[str, str], set[int]] = collections.defaultdict(set)
+        records: dict[str, list[dict]] = collections.defaultdict(list)
         for line in (folder / "probe.jsonl").read_text().splitlines():
             r = json.loads(line)
-            runs[r["problem"]][short_name(r["config"])].append(r["kernel"]["median_us"])
-            batches[(r["problem"], short_name(r["config"]))].add(int(r["kernel"].get("batch", 1)))
-        for problem, configs in runs.items():
+            records[r["problem"]].append(r)
+        for problem, rs in records.items():
+            name_of = names([r["config"] for r in rs])
+            runs: dict[str, list[float]] = collections.defaultdict(list)
+            batches: dict[str, set[int]] = collections.defaultdict(set)
+            for r in rs:
+                runs[name_of[r["config"]]].append(r["kernel"]["median_us"])
+                batches[name_of[r["config"]]].add(int(r["kernel"].get("batch", 1)))
             base = cudnn.get(problem)
             print(f"{problem}  cuDNN {base if base else '-'} us")
-            for name, times in configs.items():
+            for name, times in runs.items():
                 m = statistics.median(times)
                 ratio = f"{base / m:.3f}x cuDNN" if base else ""
-                ours = batches[(problem, name)]
+                ours = batches[name]
                 if base and not timed_alike(sorted(ours), cudnn_batch.get(problem)):
                     ratio += (f" (timed differently: {'/'.join(map(str, sorted(ours)))} launches per sample, "
                               f"cuDNN {cudnn_batch.get(problem)})")
                 print(f"  {name:28s} {' '.join(f'{x:.2f}' for x in times)} -> {m:.2f} us  {ratio}")
-
 
 if __name__ == "__main__":
     if len(sys.argv) < 2:
