@@ -4,7 +4,9 @@
 # tests/data/wgmma_spills_sm90a.txt that AttentionWgmma.CertainSpillRuleMatchesTheSweep reads.
 #   scripts/wgmma_spill_sweep.sh [BUILD_DIR] > tests/data/wgmma_spills_sm90a.txt
 #   CAUSAL=0 scripts/wgmma_spill_sweep.sh [BUILD_DIR] > tests/data/wgmma_spills_sm90a_noncausal.txt
-# Environment: CAUSAL (default 1), MIN_CTAS (default 1), BLOCK_NS (default "64 96 128 144 160 176 192"),
+#   DS=256 BLOCK_NS="32 64 80 96" scripts/wgmma_spill_sweep.sh [BUILD_DIR] > tests/data/wgmma_spills_sm90a_d256.txt
+# Environment: CAUSAL (default 1), DS (head dims, default "64 128"), MIN_CTAS (default 1), BLOCK_NS (default
+# "64 96 128 144 160 176 192"),
 # PRODUCER_REGS (default "0 24 32"); e.g. the min_ctas=2 sweep of evidence/results/h100/hopper/probe/call9:
 #   MIN_CTAS=2 BLOCK_NS="16 32 64 80 96 112 128" PRODUCER_REGS="0 24 32 40 56" scripts/wgmma_spill_sweep.sh
 # Columns: d block_m block_n producer_regs overlap spilled_store_bytes ("invalid": refused by the rules;
@@ -32,7 +34,7 @@ min_ctas="${MIN_CTAS:-1}"
 causal="${CAUSAL:-1}"
 export evotune cache min_ctas causal
 echo "# scripts/wgmma_spill_sweep.sh (causal=$causal): d block_m block_n producer_regs overlap spilled_store_bytes (sm_90a)"
-for d in 64 128; do for bm in 64 128 192; do for bn in ${BLOCK_NS:-64 96 128 144 160 176 192}; do
+for d in ${DS:-64 128}; do for bm in 64 128 192; do for bn in ${BLOCK_NS:-64 96 128 144 160 176 192}; do
   for pr in ${PRODUCER_REGS:-0 24 32}; do for ov in on off; do
     [ "$bm" -eq 64 ] && [ "$pr" -ne 0 ] && continue
     echo "$d $bm $bn $pr $ov"

@@ -677,6 +677,55 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
   }
 }
 
+// Head dim 256: both tensor-core mainloops, every wgmma feature (GQA, MQA, packed GQA, tails, sq < skv,
+// split-KV and its combine kernel, the persistent schedulers, stream-K, the output tile), the split decode
+// merged in the tile's last CTA, and the problem-aware defaults (prefill, causal, a small grid, decode).
+TEST(GpuAttention, HeadDim256MatchesTheReference) {
+  EVOTUNE_REQUIRE_GPU();
+  GpuFixture f;
+  const DeviceLimits limits = DeviceLimits::from(f.props);
+  std::vector<CheckedCase> cases = {
+      {"b=1,hq=4,sq=300,skv=300,d=256,causal=1,dtype=fp16", "mma=mma_sync,block_m=64,warps=4,block_n=64,stages=2"},
+      {"b=2,hq=32,hkv=8,sq=1,skv=3000,d=256,causal=0,dtype=bf16",
+       "mma=mma_sync,block_m=16,warps=4,kv_warps=4,block_n=64,stages=3,q_frags=regs,pack_gqa=on,splits=4,"
+       "combine=last_cta"},
+      {"b=2,hq=32,hkv=8,sq=1,skv=3000,d=256,causal=0,dtype=bf16", "default"},
+      {"b=3,hq=8,hkv=2,sq=5,skv=1001,d=256,causal=1,dtype=fp16", "default"},
+  };
+  if (limits.compute_capability == 90) {
+    const std::string two = "mma=wgmma,block_m=128,warps=12,";
+    const std::vector<CheckedCase> wgmma = {
+        {"b=2,hq=4,sq=333,skv=333,d=256,causal=0,dtype=fp16",
+         two + "block_n=80,stages=2,overlap=on,pingpong=on,producer_regs=24"},
+        {"b=2,hq=4,hkv=2,sq=333,skv=500,d=256,causal=1,dtype=bf16",
+         two + "block_n=64,stages=2,overlap=off,pingpong=on,producer_regs=24,rescale=lazy"},
+        {"b=2,hq=6,hkv=1,sq=100,skv=1000,d=256,causal=1,dtype=fp16",
+         "mma=wgmma,block_m=64,warps=8,block_n=64,stages=3,overlap=on"},
+        {"b=1,hq=32,hkv=8,sq=37,skv=301,d=256,causal=1,dtype=bf16",
+         two + "block_n=64,stages=2,overlap=on,pack_gqa=on,producer_regs=24"},
+        {"b=1,hq=16,hkv=2,sq=300,skv=4001,d=256,causal=1,dtype=bf16",
+         two + "block_n=64,stages=2,overlap=on,pingpong=on,producer_regs=24,splits=3"},
+        {"b=2,hq=32,hkv=8,sq=1,skv=3000,d=256,causal=0,dtype=bf16",
+         "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=on,pack_gqa=on,splits=auto"},
+        {"b=2,hq=16,hkv=4,sq=1111,skv=1111,d=256,causal=1,dtype=bf16",
+         two + "block_n=64,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=dynamic,rescale=lazy"},
+        {"b=3,hq=8,sq=500,skv=700,d=256,causal=0,dtype=fp16",
+         "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=on,scheduler=persistent,o_store=tma"},
+        {"b=2,hq=16,sq=1000,skv=1000,d=256,causal=0,dtype=fp16",
+         two + "block_n=64,stages=2,overlap=off,pingpong=on,producer_regs=24,scheduler=stream_k"},
+        {"b=2,hq=16,sq=1000,skv=1000,d=256,causal=0,dtype=bf16", "default"},
+        {"b=2,hq=16,hkv=4,sq=999,skv=1300,d=256,causal=1,dtype=fp16", "default"},
+        {"b=1,hq=8,sq=700,skv=700,d=256,causal=1,dtype=bf16", "default"},  // a small grid
+    };
+    cases.insert(cases.end(), wgmma.begin(), wgmma.end());
+    // The prefill defaults are wgmma's, 128x80 where the tiles fill the SMs.
+    const Config prefill = attention::heuristic_config(Problem::parse("b=2,hq=16,sq=1000,skv=1000,d=256"), limits);
+    EXPECT_EQ(prefill.at("mma"), attention::kWgmma);
+    EXPECT_EQ(prefill.at("block_n"), 80);
+  }
+  expect_cases_match_reference(f, cases, 61);
+}
+
 // rescale=lazy moves a row's softmax reference only when a block's max passes it by 2^8. With normal inputs the
 // max grows far less than that after the first block, so here the keys are scaled up along the sequence (key
 // j by 1 + 7 j / skv: the later blocks' scores up to eight times the first's, several moves of the reference

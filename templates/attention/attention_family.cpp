@@ -185,7 +185,10 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   Config c = default_config();
   c.set("mma", kWgmma);
   c.set("block_m", p.d == 64 ? 192 : 128);
-  c.set("block_n", p.d == 128 && !p.causal ? 176 : 128);
+  // d=256: 80-key blocks, the widest of which two slots fit beside a 128-row Q tile (64 KiB, and 40 KiB per
+  // K or V block), as FlashAttention-3 runs that head dim; the accumulators of O take 128 of the consumers'
+  // registers.
+  c.set("block_n", p.d == 256 ? 80 : p.d == 128 && !p.causal ? 176 : 128);
   c.set("stages", 2);
   c.set("overlap", 1);
   c.set("pingpong", 1);
@@ -437,7 +440,7 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
     c.set("o_store", 0);
     c.set("min_ctas", 1);
     c.set("block_m", 64);
-    c.set("block_n", 128);
+    c.set("block_n", p.d == 256 ? 64 : 128);  // d=256: three 128-key slots would not fit beside Q
     c.set("stages", 3);
     c.set("pingpong", 0);
     c.set("producer_regs", 0);
@@ -449,7 +452,7 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
   const int kv_blocks = (p.skv + c.at("block_n") - 1) / c.at("block_n");
   if (splits > 1 && kv_blocks / splits >= 8) {
     c.set("splits", splits);
-    if (invalid_reason(c, p, limits)) c.set("splits", 1);
+    if (invalid_reason(c, p, limits) || excluded_by_default(c, p, limits)) c.set("splits", 1);
   }
   return c;
 }
@@ -515,12 +518,19 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   const long long tile_rows = std::min<long long>(rows, block_m);
   const bool merge_in_last_cta = limits.compute_capability < 90 && block_m < 128 && tile_rows <= c.at("warps");
   c.set("combine", merge_in_last_cta ? kCombineLastCta : kCombineKernel);
-  // A smaller GPU may not hold the tiles: fewer stages, then narrower K/V blocks, until the rules accept it.
+  // A smaller GPU may not hold the tiles: fewer stages, then narrower K/V blocks (while every key group keeps
+  // 16-key steps), then, for d=256 on a GPU of 100 KiB per block (sm_86), fewer rows (16 per warp) and at
+  // last one stage, until the rules accept it.
   while (invalid_reason(c, p, limits) || excluded_by_default(c, p, limits)) {
     if (c.at("stages") > 2) {
       c.set("stages", c.at("stages") - 1);
-    } else if (c.at("block_n") > 32) {
+    } else if (c.at("block_n") > 32 && (c.at("block_n") / 2) % (16 * c.at("kv_warps")) == 0) {
       c.set("block_n", c.at("block_n") / 2);
+    } else if (c.at("block_m") > 16 && c.at("kv_warps") == 1) {
+      c.set("block_m", c.at("block_m") / 2);
+      c.set("warps", c.at("block_m") / 16);
+    } else if (c.at("stages") > 1) {
+      c.set("stages", 1);
     } else {
       break;
     }
@@ -879,7 +889,16 @@ std::optional<std::string> excluded_by_default(const Config& c, const Problem& p
     // 192 rows, 128-key blocks, overlap: 128 live of 160) the grid and persistent kernels, split or not,
     // compiled without spills, persistent with splits=8 spilled 52 bytes; and at 128 live of 168 (d=64,
     // 192-key blocks without overlap or register reallocation) dynamic with splits=4 spilled 4 bytes.
-    const int walk = c.at("scheduler") != kGridScheduler && c.at("splits") != 1 ? 12 : 0;
+    // At d=256 (O alone is 128 registers per consumer thread) every kernel holds more beside what must be
+    // live, and a persistent scheduler's walk and a split each cost as much as both do together at d <= 128:
+    // of the d=256 sweeps (tests/data/wgmma_spills_sm90a_d256*.txt, grid, unsplit) the configs with 44
+    // registers or fewer beside them spilled and those with 52 or more did not; with scheduler=dynamic, 52
+    // and 56 spilled (8-16 bytes) and 64 did not; split in three, 128x80 on the grid spilled 4 bytes at 52,
+    // 128x64 on the grid did not at 64, and with scheduler=dynamic did (4 bytes).
+    const bool wide_head = p.d > 128;
+    const bool walks = c.at("scheduler") != kGridScheduler, splits = c.at("splits") != 1;
+    const int walk = wide_head ? 12 * (int{walks} + int{splits}) : walks && splits ? 12 : 0;
+    const int head = wide_head ? 16 : 0;
     // Non-causal kernels without register reallocation hold a few more: of the sweep's configs, four compiled
     // without spills causal and spilled non-causal, all without overlap or reallocation (d=64 128x176,
     // 128x192, 192x128; d=128 128x144: tests/data/wgmma_spills_sm90a_noncausal.txt); with reallocation the
@@ -888,10 +907,10 @@ std::optional<std::string> excluded_by_default(const Config& c, const Problem& p
     // compile cleanly. The compile step rejects them.
     const int non_causal = !p.causal && c.at("producer_regs") == 0 ? 4 : 0;
     const int live = wgmma_live_registers(c, p), budget = wgmma_consumer_registers(c);
-    if (live + kWgmmaLeastOverhead + walk + non_causal > budget) {
+    if (live + kWgmmaLeastOverhead + walk + head + non_causal > budget) {
       return fmt::format("certain to spill: {} registers per consumer thread must be live at once (+{} at least "
                          "for the rest), {} are available (--space all compiles it anyway)",
-                         live, kWgmmaLeastOverhead + walk + non_causal, budget);
+                         live, kWgmmaLeastOverhead + walk + head + non_causal, budget);
     }
   }
   if (c.at("mma") == kMmaSync) {

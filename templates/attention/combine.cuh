@@ -3,7 +3,7 @@
 // merges each row's chunks (fp32 partial outputs, each
 // normalized by its chunk's own softmax sum, and their LSEs) into O and the LSE, weighing chunk s by
 // exp(lse_s - lse) (split_kv.h). One warp per row: lanes spread over the chunks for the LSE reductions
-// and over the head dim (D / 32 consecutive fp32 columns each, one vector load) for the sum. The same
+// and over the head dim (D / 32 consecutive fp32 columns each, one or two vector loads) for the sum. The same
 // for every mainloop: every mainloop writes its partials through common.cuh's store functions.
 #include "attention/common.cuh"
 
@@ -11,7 +11,7 @@ namespace evotune_attention {
 
 inline constexpr int kCombineThreads = 128;  // rows per CTA: kCombineThreads / 32 (inline: common.cuh's kLog2e)
 
-// A lane's D / 32 fp32 columns as one vector load.
+// A lane's D / 32 fp32 columns: one vector load (d=64, 128), or two (d=256).
 template <int kCols>
 struct ColumnVector;
 template <>
@@ -22,6 +22,21 @@ template <>
 struct ColumnVector<4> {
   using type = float4;
 };
+template <>
+struct ColumnVector<8> {
+  struct type {
+    float4 low, high;
+  };
+};
+template <int kCols>
+__device__ __forceinline__ typename ColumnVector<kCols>::type load_columns(const float* at) {
+  if constexpr (kCols == 8) {
+    const float4* halves = reinterpret_cast<const float4*>(at);
+    return {__ldcg(halves), __ldcg(halves + 1)};
+  } else {
+    return __ldcg(reinterpret_cast<const typename ColumnVector<kCols>::type*>(at));
+  }
+}
 
 // Merges one row's chunks into O and the LSE; a whole warp calls it (the shuffles need all 32 lanes).
 // The partials are read through L2 (ld.cg): with combine=last_cta they were written moments ago by other
@@ -35,7 +50,7 @@ struct ColumnVector<4> {
 // its partial would pay two dependent round trips per chunk.
 template <typename T, int D>
 __device__ __forceinline__ void combine_row(const AttentionParams& p, const OutputRow& out_row, int lane) {
-  static_assert(D == 64 || D == 128, "a lane holds D / 32 columns in one vector");
+  static_assert(D == 64 || D == 128 || D == 256, "a lane holds D / 32 columns in one or two vectors");
   constexpr int kCols = D / 32;
   using Vec = typename ColumnVector<kCols>::type;
   constexpr int kInFlight = 8;
@@ -73,7 +88,7 @@ __device__ __forceinline__ void combine_row(const AttentionParams& p, const Outp
       Vec x[kInFlight];
 #pragma unroll
       for (int k = 0; k < kInFlight; ++k) {
-        if (i + k < count) x[k] = __ldcg(reinterpret_cast<const Vec*>(partial + (base + i + k) * rows * D));
+        if (i + k < count) x[k] = load_columns<kCols>(partial + (base + i + k) * rows * D);
       }
 #pragma unroll
       for (int k = 0; k < kInFlight; ++k) {

@@ -21,7 +21,7 @@ struct Problem {
   // Throws UsageError (one line) for empty text, unknown keys, bad values, hq % hkv != 0, sq > skv,
   // unsupported d, and sizes whose element counts pass 2^48 (see validate()).
   static Problem parse(std::string_view text);
-  // The rules parse() enforces on the values (positive sizes, hq % hkv == 0, sq <= skv, d of 64 or 128,
+  // The rules parse() enforces on the values (positive sizes, hq % hkv == 0, sq <= skv, d of 64, 128 or 256,
   // grid limits), for problems built field by field; throws UsageError naming the broken one.
   void validate() const;
   std::string to_string() const;  // the canonical form parse() reads back

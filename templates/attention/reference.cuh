@@ -7,16 +7,19 @@
 //   kRoundLikeInputs = true:  a plain same-precision implementation (scores and probabilities rounded
 //     to T, as an unfused fp16/bf16 pipeline stores them; output rounded to T). Its error against the
 //     fp32 reference sets the tolerance, in the FlashAttention spirit.
-// A CTA of 128 threads owns 16 query rows and streams 32-key tiles of K and V through shared memory.
+// A CTA of 128 threads owns 16 query rows and streams 32-key tiles of K and V through shared memory (8-key
+// tiles at d=256: 32 keys of K and V in fp32 would pass the 48 KiB of static shared memory a kernel may have).
 #include "attention/common.cuh"
 
 namespace evotune_attention {
 
 constexpr int kRefRows = 16;
-constexpr int kRefKeys = 32;
 constexpr int kRefThreads = 128;
 constexpr int kRefThreadsPerRow = kRefThreads / kRefRows;  // 8
-constexpr int kRefKeysPerThread = kRefKeys / kRefThreadsPerRow;  // 4
+template <int D>
+constexpr int ref_keys() {
+  return D <= 128 ? 32 : 8;
+}
 
 template <typename T>
 __device__ __forceinline__ float round_to(float x) {
@@ -29,6 +32,8 @@ template <typename T, int D, bool kCausal, bool kRoundLikeInputs>
 __global__ void __launch_bounds__(128) attention_reference(const __grid_constant__ AttentionParams p, float* out,
                                                            float* lse) {
   using namespace evotune_attention;
+  constexpr int kRefKeys = ref_keys<D>();
+  constexpr int kRefKeysPerThread = kRefKeys / kRefThreadsPerRow;  // 4 (d=256: 1)
   __shared__ float q_tile[kRefRows][D];
   __shared__ float k_tile[kRefKeys][D + 1];
   __shared__ float v_tile[kRefKeys][D];
