@@ -9,7 +9,6 @@
 #include "templates/embedded_sources.h"
 
 namespace evotune::harness {
-namespace {
 
 runtime::CompileRequest utility_request(const attention::Problem& p, const runtime::Target& target) {
   runtime::CompileRequest r;
@@ -31,6 +30,8 @@ runtime::CompileRequest utility_request(const attention::Problem& p, const runti
   r.label = "attention utilities for " + p.to_string();
   return r;
 }
+
+namespace {
 
 // Mantissa bits of the element type: the absolute floor of the tolerance is a quarter ulp at the
 // output's largest magnitude.

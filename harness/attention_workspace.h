@@ -33,7 +33,11 @@ struct AttentionCheck {
 // already in `check`.
 void judge(AttentionCheck& check, attention::DType dtype, double reference_max_abs, bool check_lse);
 
-// Kernels the harness compiles for a problem (random fill, references, the baseline's softmax).
+// The compile request of the kernels the harness compiles for a problem (random fill, references, the
+// baseline's softmax, the compare stages), for its element type, head dim and causality.
+runtime::CompileRequest utility_request(const attention::Problem& p, const runtime::Target& target);
+
+// Those kernels, compiled and loaded.
 class AttentionUtilityKernels {
  public:
   AttentionUtilityKernels(const attention::Problem& problem, runtime::Compiler& compiler, const runtime::Target& target);

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/store.h"
+#include "harness/attention_workspace.h"
 #include "runtime/compile_pool.h"
 #include "runtime/errors.h"
 #include "search/attention_space.h"
@@ -534,6 +535,27 @@ TEST(AttentionCompile, RepresentativeSampleCompilesForHopperAndAmpere) {
     EXPECT_GT(usage.registers, 0) << requests[i].label;
     EXPECT_LE(usage.registers, 255) << requests[i].label;
     EXPECT_EQ(runtime::cubin_compute_capability(results[i].cubin), requests[i].target.compute_capability());
+  }
+}
+
+// The harness's own kernels (the random fill, both references, the baseline's softmax, the compare stages)
+// compile for every head dim, dtype and causality, so that a kernel source NVRTC refuses fails here, on
+// the CPU, and not first on the GPU (where the reference of d=256 once did: a constexpr helper without
+// __device__).
+TEST(AttentionCompile, TheHarnessUtilitiesCompileForEveryHeadDim) {
+  std::vector<runtime::CompileRequest> requests;
+  for (const char* text : {"b=1,hq=2,sq=64,d=64,causal=1,dtype=fp16", "b=1,hq=2,sq=64,d=128,causal=0,dtype=bf16",
+                           "b=1,hq=2,sq=64,d=256,causal=1,dtype=bf16", "b=1,hq=2,sq=64,d=256,causal=0,dtype=fp16"}) {
+    requests.push_back(harness::utility_request(Problem::parse(text), runtime::Target::parse("sm_90a")));
+  }
+  const auto results = compile_all(requests);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    for (const std::string& name : requests[i].name_expressions) {
+      const runtime::ResourceUsage& usage = results[i].resources_of(name);
+      EXPECT_GT(usage.registers, 0) << requests[i].label << ": " << name;
+      // The reference's tiles are static shared memory: at most 48 KiB.
+      EXPECT_LE(usage.shared_bytes, 48 * 1024) << requests[i].label << ": " << name;
+    }
   }
 }
 

@@ -16,10 +16,6 @@ namespace evotune_attention {
 constexpr int kRefRows = 16;
 constexpr int kRefThreads = 128;
 constexpr int kRefThreadsPerRow = kRefThreads / kRefRows;  // 8
-template <int D>
-constexpr int ref_keys() {
-  return D <= 128 ? 32 : 8;
-}
 
 template <typename T>
 __device__ __forceinline__ float round_to(float x) {
@@ -32,7 +28,7 @@ template <typename T, int D, bool kCausal, bool kRoundLikeInputs>
 __global__ void __launch_bounds__(128) attention_reference(const __grid_constant__ AttentionParams p, float* out,
                                                            float* lse) {
   using namespace evotune_attention;
-  constexpr int kRefKeys = ref_keys<D>();
+  constexpr int kRefKeys = D <= 128 ? 32 : 8;
   constexpr int kRefKeysPerThread = kRefKeys / kRefThreadsPerRow;  // 4 (d=256: 1)
   __shared__ float q_tile[kRefRows][D];
   __shared__ float k_tile[kRefKeys][D + 1];
