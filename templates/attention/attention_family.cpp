@@ -497,10 +497,12 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // Such a tile's warps each own one 16-row MMA tile, so Q's fragments stay in registers (D/16 x 4 of
   // them) instead of being re-read from shared memory for every K/V block: on the H100, b1 hq32 hkv8
   // skv2048 decode took 8.2 us with them in registers, 9.0 us re-read (evidence/results/h100/decode/probe).
+  // At d=256 Q's fragments (64 registers) beside O's 128 pushed a 32-row tile of two key groups past 255
+  // into spills (fp16, causal: 28 bytes; probe/call76), so Q stays in shared memory there.
   if (block_m < 128) {
     c.set("block_n", 64);
     c.set("stages", 3);
-    c.set("q_frags", kQInRegisters);
+    c.set("q_frags", p.d <= 128 ? kQInRegisters : kQInSharedMemory);
   }
   // The split count is the launch plan's (auto_splits): split only when the unsplit grid leaves SMs idle.
   // Where it splits, the call is short and latency-bound, and its end is the merge, a warp per row:
