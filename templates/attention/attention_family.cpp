@@ -421,6 +421,25 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
       c = conform(c);
     }
   }
+  // d=256 over short K/V ranges (a tile's queries see at most 1024 keys on average: the prologue, the first
+  // K/V blocks and a 64 KiB epilogue per tile weigh more): 64-key blocks, each next tile drawn from the
+  // atomic counter (the longest causal tiles first). On the H100, median us of two rounds, 128x80 grid /
+  // 128x64 dynamic / cuDNN (probe/call78, and call77 for s1024): causal b8 hq16 s1024 163.1 / 157.5 /
+  // 154.6, b16 hq8 s512 66.5 / 63.8 / 59.5, b32 hq8 hkv4 s768 196.9 / 187.8 / 177.8, b2 hq32 hkv16 s1536
+  // bf16 158.7 / 154.9 / 157.5, b4 hq16 s2048 bf16 247.6 / 244.6 / 252.0, b1 hq16 hkv8 s2048 87.4 / 86.6 /
+  // 94.7; non-causal b16 hq8 s512 79.4 / 74.5 / 74.1, b8 hq16 s768 bf16 139.5 / 137.1 / 139.0, b4 hq8 hkv2
+  // s1024 60.0 / 60.4 / 61.5. Longer ranges keep 80-key blocks on the grid (call77: b4 hq16 s4096 1467.7 /
+  // 1496.3, causal 838.9 / 840.0, b1 hq16 hkv8 s8192 causal bf16 768.8 / 779.0, b2 hq8 s2048 bf16 101.2 /
+  // 102.2). (The 80-key blocks do not fit the dynamic scheduler's registers with overlap: 12-16 bytes spilled.)
+  // Below cuDNN still at most 1024 keys causal; one 64-row consumer warpgroup per CTA was 25-30% slower.
+  if (p.d == 256) {
+    const double mean_keys = p.causal ? p.skv - p.sq / 2.0 : p.skv;
+    if (mean_keys <= 1024) {
+      c.set("block_n", 64);
+      c.set("scheduler", kDynamicScheduler);
+      c = conform(c);
+    }
+  }
   if (p.d != 64) return WgmmaSides{c, std::nullopt};
   if (short_range) return WgmmaSides{c, short_range_other.value_or(long_range)};
   return WgmmaSides{long_range, c};
