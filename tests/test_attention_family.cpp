@@ -866,15 +866,6 @@ TEST(AttentionWgmma, TmaStoreTakesAnOutputTileOfWholeRows) {
   EXPECT_EQ(invalid_reason(big, d128, h100), std::nullopt);
   big.set("o_store", 1);
   EXPECT_NE(invalid_reason(big, d128, h100), std::nullopt);
-  // o_store=regs stores from the accumulators: no output tile (it fits where tma does not), and not with
-  // stream_k, whose whole tiles release the Q buffer after their epilogue.
-  big.set("o_store", 2);
-  EXPECT_EQ(invalid_reason(big, d128, h100), std::nullopt);
-  Config regs = threads;
-  regs.set("o_store", 2);
-  EXPECT_EQ(shared_bytes(regs, p), shared_bytes(threads, p));
-  regs.set("scheduler", kStreamKScheduler);
-  EXPECT_NE(invalid_reason(regs, p, h100), std::nullopt);
 }
 
 TEST(AttentionWgmma, MinCtasSharesTheSmAndItsRegisters) {

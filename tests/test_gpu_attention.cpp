@@ -628,18 +628,6 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        two + "block_n=176,stages=2,overlap=on,pingpong=on,producer_regs=24,rescale=lazy"},
       {"b=1,hq=2,hkv=1,sq=200,skv=200,d=64,causal=1,dtype=fp16",
        "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=on,splits=4,rescale=lazy"},
-      // o_store=regs: rows straight from the accumulators, the Q buffer released after the last Q.K^T: the
-      // grid; dynamic causal GQA with tails; persistent packed GQA with two Q buffers; four one-warpgroup CTAs
-      // per SM
-      {"b=2,hq=4,sq=333,skv=333,d=128,causal=0,dtype=fp16",
-       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24,o_store=regs"},
-      {"b=2,hq=16,hkv=4,sq=1111,skv=1111,d=128,causal=1,dtype=bf16",
-       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=dynamic,o_store=regs"},
-      {"b=8,hq=32,hkv=8,sq=77,skv=901,d=64,causal=1,dtype=bf16",
-       two + "block_n=96,stages=2,overlap=on,pack_gqa=on,producer_regs=24,scheduler=persistent,q_buffers=2,o_store=regs"},
-      {"b=16,hq=8,hkv=2,sq=300,skv=300,d=64,causal=1,dtype=fp16",
-       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=off,producer_regs=24,min_ctas=4,scheduler=dynamic,"
-       "o_store=regs"},
       // the non-causal d=64 default where 192-row tiles fill the SMs: three consumer warpgroups, persistent,
       // the rows out by TMA store (three 64-row boxes per tile): GQA with a query tail, and sq < skv (192
       // tiles: more than the H100's 132 CTAs, so that some walk two)
@@ -675,7 +663,7 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
   // scheduler=dynamic: the launcher's workspace holds the tile counter, which every launch leaves at zero;
   // stream_k: its partial slots and per-tail-tile counters, which the merging CTAs leave at zero; o_store=tma:
   // the launcher encodes O's descriptor too.
-  for (const char* scheduler : {"dynamic", "stream_k", "dynamic,o_store=tma", "dynamic,o_store=regs"}) {
+  for (const char* scheduler : {"dynamic", "stream_k", "dynamic,o_store=tma"}) {
     const AttentionLauncher launcher(
         two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,scheduler=" + scheduler, p.d, p.causal,
         p.dtype == attention::DType::bf16, options);
@@ -725,10 +713,6 @@ TEST(GpuAttention, HeadDim256MatchesTheReference) {
          "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=on,scheduler=persistent,o_store=tma"},
         {"b=2,hq=16,sq=1000,skv=1000,d=256,causal=0,dtype=fp16",
          two + "block_n=64,stages=2,overlap=off,pingpong=on,producer_regs=24,scheduler=stream_k"},
-        {"b=2,hq=16,hkv=4,sq=1111,skv=1111,d=256,causal=1,dtype=fp16",
-         two + "block_n=64,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=dynamic,o_store=regs"},
-        {"b=3,hq=8,sq=500,skv=700,d=256,causal=0,dtype=bf16",
-         two + "block_n=80,stages=2,overlap=on,pingpong=on,producer_regs=24,o_store=regs"},
         {"b=2,hq=16,sq=1000,skv=1000,d=256,causal=0,dtype=bf16", "default"},
         {"b=2,hq=16,hkv=4,sq=999,skv=1300,d=256,causal=1,dtype=fp16", "default"},
         {"b=1,hq=8,sq=700,skv=700,d=256,causal=1,dtype=bf16", "default"},  // a small grid

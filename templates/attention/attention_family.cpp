@@ -110,12 +110,11 @@ const std::vector<Parameter>& parameters() {
        "only once every consumer has stored this tile's rows (the epilogue leaves through the Q buffer); with "
        "two, it loads while this tile computes"},
       {"o_store",
-       {0, 1, 2},
-       {"threads", "tma", "regs"},
+       {0, 1},
+       {"threads", "tma"},
        "wgmma: how the output rows leave: through the Q buffer in 16-byte stores by every consumer thread "
-       "(threads), through an output tile of their own (block_m x d more shared memory) by one TMA store per "
-       "consumer warpgroup that completes under the next tile (tma), or straight from the accumulators in "
-       "4-byte stores (regs); with tma and regs the Q buffer is freed after the tile's last Q.K^T"},
+       "(threads), or through an output tile of their own (block_m x d more shared memory) by one TMA store per "
+       "consumer warpgroup that completes under the next tile, the Q buffer freed after the last Q.K^T (tma)"},
       {"rescale",
        {0, 1},
        {"every", "lazy"},
@@ -422,22 +421,24 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
       c = conform(c);
     }
   }
-  // d=256 over short K/V ranges (a tile's queries see at most 1024 keys on average causal, 768 non-causal: the
-  // prologue, the first K/V blocks and a 64 KiB epilogue per tile weigh more): 64-key blocks, each next tile
-  // drawn from the atomic counter (the longest causal tiles first). On the H100, median us of two rounds, 128x80 grid /
-  // 128x64 dynamic / cuDNN (probe/call78, and call77 for s1024): causal b8 hq16 s1024 163.1 / 157.5 /
-  // 154.6, b16 hq8 s512 66.5 / 63.8 / 59.5, b32 hq8 hkv4 s768 196.9 / 187.8 / 177.8, b2 hq32 hkv16 s1536
-  // bf16 158.7 / 154.9 / 157.5, b4 hq16 s2048 bf16 247.6 / 244.6 / 252.0, b1 hq16 hkv8 s2048 87.4 / 86.6 /
-  // 94.7; non-causal b16 hq8 s512 79.4 / 74.5 / 74.1, b8 hq16 s768 bf16 139.5 / 137.1 / 139.0, b4 hq8 hkv2
-  // s1024 60.0 / 60.4 / 61.5. Longer ranges keep 80-key blocks on the grid (call77: b4 hq16 s4096 1467.7 /
-  // 1496.3, causal 838.9 / 840.0, b1 hq16 hkv8 s8192 causal bf16 768.8 / 779.0, b2 hq8 s2048 bf16 101.2 /
-  // 102.2). (The 80-key blocks do not fit the dynamic scheduler's registers with overlap: 12-16 bytes spilled.)
-  // Held out (call79) the bound picked the faster side on seven of eight shapes (causal b4 hq32 hkv8 s1280
-  // bf16 220.0 / 214.3, b12 hq16 s640 123.2 / 119.3, b2 hq16 s3000 268.4 / 268.2, b1 hq32 hkv16 sq1024
-  // skv4096 bf16 180.5 / 182.5; non-causal b32 hq8 s384 bf16 98.5 / 93.8, b2 hq16 hkv4 s1500 bf16 115.4 /
-  // 118.9, b3 hq16 s1100 119.9 / 124.7) but not non-causal b6 hq12 s900 (131.0 / 132.9), so the non-causal
-  // bound is 768 keys. Below cuDNN still: causal up to 1024 keys (0.93-0.98x), non-causal s384 (0.96x); one
-  // 64-row consumer warpgroup per CTA was 25-34% slower, 32-key blocks 3-22%.
+  // d=256 over short K/V ranges (a tile's queries see at most 1024 keys on average causal, 768 non-causal:
+  // the prologue, the first K/V blocks and a 64 KiB epilogue per tile weigh more): 64-key blocks, each next
+  // tile drawn from the atomic counter (the longest causal tiles first). On the H100, median us of two
+  // rounds, 128x80 grid / 128x64 dynamic / cuDNN (probe/call78, and call77 for s1024): causal b8 hq16 s1024
+  // 163.1 / 157.5 / 154.6, b16 hq8 s512 66.5 / 63.8 / 59.5, b32 hq8 hkv4 s768 196.9 / 187.8 / 177.8, b2 hq32
+  // hkv16 s1536 bf16 158.7 / 154.9 / 157.5, b4 hq16 s2048 bf16 247.6 / 244.6 / 252.0, b1 hq16 hkv8 s2048 87.4
+  // / 86.6 / 94.7; non-causal b16 hq8 s512 79.4 / 74.5 / 74.1, b8 hq16 s768 bf16 139.5 / 137.1 / 139.0, b4
+  // hq8 hkv2 s1024 60.0 / 60.4 / 61.5. Longer ranges keep 80-key blocks on the grid (call77: b4 hq16 s4096
+  // 1467.7 / 1496.3, causal 838.9 / 840.0, b1 hq16 hkv8 s8192 causal bf16 768.8 / 779.0, b2 hq8 s2048 bf16
+  // 101.2 / 102.2). (The 80-key blocks do not fit the dynamic scheduler's registers with overlap: 12-16 bytes
+  // spilled.) Held out (call79) the bound picked the faster side on seven of eight shapes (causal b4 hq32
+  // hkv8 s1280 bf16 220.0 / 214.3, b12 hq16 s640 123.2 / 119.3, b2 hq16 s3000 268.4 / 268.2, b1 hq32 hkv16
+  // sq1024 skv4096 bf16 180.5 / 182.5; non-causal b32 hq8 s384 bf16 98.5 / 93.8, b2 hq16 hkv4 s1500 bf16
+  // 115.4 / 118.9, b3 hq16 s1100 119.9 / 124.7) but not non-causal b6 hq12 s900 (131.0 / 132.9), so the
+  // non-causal bound is 768 keys. Below cuDNN still: causal up to 1024 keys (0.93-0.98x), non-causal s384
+  // (0.96x); one 64-row consumer warpgroup per CTA was 25-34% slower, 32-key blocks 3-22%, and rows stored
+  // from the accumulators so that the Q buffer frees after the last Q.K^T (an o_store=regs tried in call80)
+  // 6-13%. NOTES.md v17.
   if (p.d == 256) {
     const double mean_keys = p.causal ? p.skv - p.sq / 2.0 : p.skv;
     if (mean_keys <= (p.causal ? 1024 : 768)) {
@@ -647,7 +648,7 @@ int threads(const Config& c) { return c.at("warps") * 32; }
 int shared_bytes(const Config& c, const Problem& p) {
   if (c.at("mma") == kWgmma) {
     return evotune_wgmma::shared_bytes(c.at("block_m"), c.at("block_n"), c.at("stages"), p.d, c.at("q_buffers"),
-                                       c.at("o_store") == 1 ? 1 : 0);  // o_store=tma's output tile
+                                       c.at("o_store"));
   }
   // Must match attention.cuh: Q tile + stages x (K tile + V tile), rows of d (+8 when padded) 2-byte
   // elements, plus the scalar mainloop's fp32 probability rows.
@@ -730,8 +731,8 @@ std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& 
   if (c.at("splits") != 1 && c.at("combine") != kCombineKernel) {
     return "mma=wgmma merges split-KV chunks with the combine kernel (combine=kernel)";
   }
-  if (c.at("o_store") != 0 && c.at("scheduler") == kStreamKScheduler) {
-    return "scheduler=stream_k releases the Q buffer after each tile's epilogue: o_store=threads";
+  if (c.at("o_store") == 1 && c.at("scheduler") == kStreamKScheduler) {
+    return "o_store=tma stores whole tiles; scheduler=stream_k's pieces leave from registers (o_store=threads)";
   }
   if (c.at("o_store") == 1 && c.at("pack_gqa") == 1 && 64 % p.group() != 0) {
     return fmt::format("o_store=tma with pack_gqa stores a warpgroup's 64 rows as one TMA box: whole groups of {} "

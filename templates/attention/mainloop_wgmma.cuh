@@ -23,7 +23,7 @@
 // scheduler the producer loads the next tile's first K block while the consumers finish the previous tile,
 // and its Q tile: with one Q buffer once every consumer is done with it (o_store=threads: its rows have
 // left through it; o_store=tma: its last Q.K^T is done, the rows leave through an output tile of their own
-// by TMA store; o_store=regs: its last Q.K^T is done, the rows leave from the registers), with two (q_buffers=2, persistent and dynamic) into the other buffer as soon as the ring
+// by TMA store), with two (q_buffers=2, persistent and dynamic) into the other buffer as soon as the ring
 // lets it, so that a short tile's epilogue no longer waits in front of the next tile's Q load.
 // Shared memory holds every tile in TMA's 128-byte swizzle: 64-column blocks of 128-byte rows, the layout
 // wgmma's descriptors read (sm90.cuh). Padded keys past skv are zero-filled by TMA and masked to -inf by the
@@ -69,12 +69,6 @@ struct WgmmaConfig {
   // warpgroup's 64 rows, issued by one thread, completing while the next tile runs), so the Q buffer is free
   // once the tile's last Q.K^T is done. threads: through the Q buffer, in 16-byte stores by every thread.
   static constexpr bool kTmaStore = Tunables::o_store == 1;
-  // o_store=regs: each thread stores its accumulators' element pairs to O itself (4-byte stores, a row's
-  // 16 bytes per quad), through no shared memory at all, so the Q buffer is free once the tile's last Q.K^T
-  // is done, as with o_store=tma, without the output tile's shared memory (which d=256 tiles cannot spare).
-  static constexpr bool kRegisterStore = Tunables::o_store == 2;
-  // The Q buffer is released after the tile's last Q.K^T (in consume), not after the epilogue.
-  static constexpr bool kEarlyQRelease = kTmaStore || kRegisterStore;
   // rescale=lazy: a row's softmax reference moves only when a block's max passes it by 2^8 (softmax.cuh's
   // raise_max), so the output is rarely rescaled; every: it follows the running max.
   static constexpr bool kLazyRescale = Tunables::rescale == 1;
@@ -92,8 +86,7 @@ struct WgmmaConfig {
   static_assert(kQBuffers == 1 || (kQBuffers == 2 && (kScheduler == kPersistentScheduler ||
                                                       kScheduler == kDynamicScheduler)),
                 "a second Q buffer is for the persistent and dynamic schedulers");
-  static_assert(!kEarlyQRelease || kScheduler != kStreamKScheduler,
-                "stream_k's whole tiles leave through the Q buffer (o_store=threads)");
+  static_assert(!kTmaStore || kScheduler != kStreamKScheduler, "stream_k's pieces leave from registers");
 
   // Shared memory (wgmma_resources.h, which the host's rules read too): the Q buffers, the output tile
   // (o_store=tma), the K slots, the V slots, the mbarriers, the scheduler words.
@@ -339,10 +332,9 @@ struct WgmmaMainloop {
     for (int kc = 0; kc < kKeySteps; ++kc) probabilities_as_a<T>(pa[kc], s, kc);
   }
 
-  // o_store=tma or regs: once the tile's last Q.K^T is done (`last`), the Q buffer is free for the tile after
-  // next.
+  // o_store=tma: once the tile's last Q.K^T is done (`last`), the Q buffer is free for the tile after next.
   __device__ __forceinline__ void q_read(int buffer, bool last) const {
-    if constexpr (Cfg::kEarlyQRelease && Cfg::kScheduler != kGridScheduler) {
+    if constexpr (Cfg::kTmaStore && Cfg::kScheduler != kGridScheduler) {
       if (last) release_q(buffer);
     }
   }
@@ -439,13 +431,12 @@ struct WgmmaMainloop {
   // short tile's instructions: b64 hq8 s256 d64 walks four 64-key blocks per tile). Then to O: o_store=tma,
   // one thread's TMA store of the warpgroup's 64 rows (rows past the tensor's end are not written), read out
   // of shared memory while the next tile runs; threads, 16-byte stores by every thread, consecutive threads
-  // along a row. A chunk of a split goes to the fp32 workspace directly (store_rows), as in the mma.sync path,
-  // and so does every tile with o_store=regs (to O: 4-byte stores of element pairs, no shared memory).
+  // along a row. A chunk of a split goes to the fp32 workspace directly (store_rows), as in the mma.sync path.
   template <class AnyTile>
   __device__ __forceinline__ void epilogue(const AnyTile& w, const TmaAttentionParams& args, int buffer) {
     const AttentionParams& p = args.params;
     locate_thread();  // again, rather than holding the row through the mainloop (start_tile)
-    if (w.partial() || Cfg::kRegisterStore) {
+    if (w.partial()) {
       store_rows<T, D>(w, p, o, row_max, row_sum, local_row, lane);
       return;
     }
@@ -830,7 +821,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
       mainloop.start_tile();
       mainloop.consume(w, p, ring, buffer);
       mainloop.epilogue(w, args, buffer);
-      if constexpr (!Cfg::kEarlyQRelease) mainloop.release_q(buffer);  // o_store=tma or regs: in consume()
+      if constexpr (!Cfg::kTmaStore) mainloop.release_q(buffer);  // o_store=tma: in consume()
       ring += w.end - w.begin;
       if constexpr (Cfg::kScheduler == kPersistentScheduler) index += gridDim.x;
     }
