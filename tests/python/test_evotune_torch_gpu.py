@@ -293,6 +293,21 @@ class ZzNvrtcOnlyForJit(unittest.TestCase):
         check(self, "uncovered d64 decode, JIT", q, k, v, False, evotune_torch.attention(q, k, v, jit=True))
         self.assertTrue(evotune_torch.nvrtc_loaded())
 
+    def test_uncovered_head_dim_256_by_jit(self):
+        # The table holds no d=256 entry: with JIT the problem-aware default runs (wgmma prefill, causal GQA
+        # with sq < skv, mma_sync decode), and without it the shape is refused. (Named to run after
+        # test_table_kernels_never_load_nvrtc_and_jit_does, which needs NVRTC not yet loaded: unittest runs a
+        # class's tests in name order.)
+        for i, (name, b, hq, hkv, sq, skv, causal, dtype) in enumerate((
+                ("d256 prefill causal GQA bf16", 2, 16, 8, 1024, 1024, True, torch.bfloat16),
+                ("d256 chunk sq < skv fp16", 1, 8, 4, 300, 1333, True, torch.float16),
+                ("d256 decode bf16", 4, 16, 8, 1, 3000, False, torch.bfloat16))):
+            with self.subTest(name):
+                q, k, v = inputs(b, hq, hkv, sq, skv, 256, dtype, seed=300 + i)
+                with self.assertRaises(evotune_torch.NotCoveredError):
+                    evotune_torch.attention(q, k, v, causal=causal, jit=False)
+                check(self, name, q, k, v, causal, evotune_torch.attention(q, k, v, causal=causal, jit=True))
+
 
 if __name__ == "__main__":
     unittest.main()
