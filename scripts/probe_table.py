@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The configs of a gpu_hopper.sh `probe` step side by side, per problem, beside SDPA cuDNN's median:
+"""The configs of a gpu_hopper.sh `probe` step side by side, per problem, beside SDPA cuDNN's median (and
+flash's, where flash was the faster library there: then each config's ratio to it too):
    scripts/probe_table.py FOLDER...   (each FOLDER holds probe.jsonl and, from the `sdpa` step, sdpa.csv)
 Each config (named by its tiles, CTAs per SM and scheduler, and where several configs of a problem share
 that name, by the tunables in which they differ; the problem-aware default's records count under the
@@ -38,7 +39,10 @@ def names(configs: list[str]) -> dict[str, str]:
 
 def main(folders: list[str]) -> None:
     for folder in map(Path, folders):
-        cudnn = {problem: us for (problem, backend), us in read_sdpa(folder).items() if backend == "cudnn"}
+        sdpa = read_sdpa(folder)
+        cudnn = {problem: us for (problem, backend), us in sdpa.items() if backend == "cudnn"}
+        flash = {problem: us for (problem, backend), us in sdpa.items() if backend == "flash"}
+        flash_batch = {problem: n for (problem, backend), n in read_sdpa_batches(folder).items() if backend == "flash"}
         cudnn_batch = {problem: n for (problem, backend), n in read_sdpa_batches(folder).items() if backend == "cudnn"}
         records: dict[str, list[dict]] = collections.defaultdict(list)
         for line in (folder / "probe.jsonl").read_text().splitlines():
@@ -52,7 +56,9 @@ def main(folders: list[str]) -> None:
                 runs[name_of[r["config"]]].append(r["kernel"]["median_us"])
                 batches[name_of[r["config"]]].add(int(r["kernel"].get("batch", 1)))
             base = cudnn.get(problem)
-            print(f"{problem}  cuDNN {base if base else '-'} us")
+            # Flash, where it beat cuDNN (decode, or a lower-right causal mask SDPA gives cuDNN materialized).
+            stronger_flash = flash.get(problem) if flash.get(problem, float("inf")) < (base or float("inf")) else None
+            print(f"{problem}  cuDNN {base if base else '-'} us" + (f", flash {stronger_flash} us" if stronger_flash else ""))
             for name, times in runs.items():
                 m = statistics.median(times)
                 ratio = f"{base / m:.3f}x cuDNN" if base else ""
@@ -60,6 +66,10 @@ def main(folders: list[str]) -> None:
                 if base and not timed_alike(sorted(ours), cudnn_batch.get(problem)):
                     ratio += (f" (timed differently: {'/'.join(map(str, sorted(ours)))} launches per sample, "
                               f"cuDNN {cudnn_batch.get(problem)})")
+                if stronger_flash:
+                    ratio += f", {stronger_flash / m:.3f}x flash"
+                    if not timed_alike(sorted(ours), flash_batch.get(problem)):
+                        ratio += f" (timed differently: flash {flash_batch.get(problem)})"
                 print(f"  {name:28s} {' '.join(f'{x:.2f}' for x in times)} -> {m:.2f} us  {ratio}")
 
 if __name__ == "__main__":
