@@ -454,12 +454,25 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
 
 // The rules every wgmma default passes through last: a grid that leaves SMs idle, validity, and split-KV.
 std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits) {
-  // d=64 128-row tiles whose 64-row halves would be more than the SMs keep their tiles (probe/call56: the
-  // config below, on 64-row halves, was 25-50% slower on eight such shapes).
+  // 128-row tiles whose 64-row halves would be more than the SMs keep their tiles: the config below, on
+  // 64-row halves, was 25-50% slower on eight such d=64 shapes (probe/call56), and at d=128 and d=256, where
+  // one such CTA fills an SM's shared memory so that the halves run in two waves, 20-45% slower than a
+  // 128-row grid on eight shapes (probe/call85: b1 hq12 hkv3 s1179 d128 bf16 33.3 us against 22.9, b2 hq8
+  // hkv1 s687 d256 bf16 33.7 against 24.2).
   Config halves = c;
   halves.set("block_m", 64);
-  const bool halves_crowd = p.d == 64 && c.at("block_m") == 128 && unsplit_ctas(halves, p) > limits.sm_count;
-  if (unsplit_ctas(c, p) < limits.sm_count && !halves_crowd) {
+  const bool halves_crowd = c.at("block_m") == 128 && unsplit_ctas(halves, p) > limits.sm_count;
+  const bool small_grid = unsplit_ctas(c, p) < limits.sm_count;
+  if (small_grid && halves_crowd && p.d != 64) {
+    // d=128 and d=256: one 128-row tile per CTA on a plain grid, both overlaps and pingpong, as measured.
+    c.set("scheduler", kGridScheduler);
+    c.set("q_buffers", 1);
+    c.set("o_store", 0);
+    c.set("min_ctas", 1);
+    c.set("pingpong", 1);
+    c = conform(c);
+  }
+  if (small_grid && !halves_crowd) {
     // Fewer tiles than SMs: nothing for a persistent CTA to walk.
     c.set("scheduler", kGridScheduler);
     c.set("q_buffers", 1);
@@ -473,7 +486,8 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
     c = conform(c);
   }
   if (invalid_reason(c, p, limits) || excluded_by_default(c, p, limits)) return std::nullopt;
-  if (halves_crowd) return c;  // measured unsplit (call56); split-KV there is not measured
+  // Measured unsplit (call56; at d=128 and d=256 call85, a small grid); split-KV there is not measured.
+  if (halves_crowd && (p.d == 64 || small_grid)) return c;
   const int splits = auto_splits(c, p, limits);
   const int kv_blocks = (p.skv + c.at("block_n") - 1) / c.at("block_n");
   if (splits > 1 && kv_blocks / splits >= 8) {
