@@ -456,6 +456,16 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   const Config small_d256 = heuristic_config(Problem::parse("b=1,hq=8,sq=700,d=256,causal=1"), h100);
   EXPECT_EQ(small_d256.at("block_m"), 64);
   EXPECT_EQ(small_d256.at("block_n"), 64);
+  // A small grid whose 64-row halves would be more than the SMs keeps 128-row tiles at every head dim: at
+  // d=128 and d=256 a plain grid with pingpong (one such 64-row CTA fills an SM's shared memory there).
+  for (const char* text : {"b=1,hq=32,hkv=8,sq=512,d=128,dtype=bf16", "b=2,hq=12,hkv=4,sq=640,d=128,causal=1",
+                           "b=1,hq=32,hkv=8,sq=512,d=256,dtype=bf16", "b=1,hq=8,sq=2000,d=256,causal=1"}) {
+    const Config c = heuristic_config(Problem::parse(text), h100);
+    EXPECT_EQ(c.at("block_m"), 128) << text;
+    EXPECT_EQ(c.at("scheduler"), kGridScheduler) << text;
+    EXPECT_EQ(c.at("pingpong"), 1) << text;
+    EXPECT_EQ(c.at("splits"), 1) << text;
+  }
   for (const Config& other : heuristic_alternatives(Problem::parse("b=1,hq=8,sq=512,d=64"), h100)) {
     EXPECT_EQ(other.at("min_ctas"), 1);
     EXPECT_EQ(other.at("scheduler"), kGridScheduler);

@@ -639,13 +639,18 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        "scheduler=persistent,o_store=tma,rescale=lazy"},
   };
   expect_cases_match_reference(f, cases, 31);
-  // The d=64 small-grid defaults (128-row tiles no more than the SMs, 64-row ones more): one 128x128 tile
-  // per SM with overlap and pingpong, causal GQA with a tail, and sq < skv; a causal 128-row config kept
-  // there instead of the 64-row small-grid one.
+  // The small-grid defaults where 128-row tiles are no more than the SMs and 64-row ones more: at d=64 one
+  // 128x128 tile per SM with overlap and pingpong, causal GQA with a tail, and sq < skv, and a causal 128-row
+  // config kept there instead of the 64-row small-grid one; at d=128 and d=256 a plain grid of 128-row
+  // tiles with both overlaps and pingpong (GQA with tails, causal and not).
   const std::vector<CheckedCase> small_grids = {
       {"b=1,hq=12,hkv=4,sq=1100,skv=1100,d=64,causal=1,dtype=bf16", "default"},
       {"b=2,hq=10,sq=700,skv=900,d=64,causal=0,dtype=fp16", "default"},
       {"b=1,hq=4,sq=4000,skv=4000,d=64,causal=1,dtype=fp16", "default"},
+      {"b=1,hq=12,hkv=3,sq=1179,skv=1179,d=128,causal=0,dtype=bf16", "default"},
+      {"b=2,hq=12,hkv=4,sq=640,skv=701,d=128,causal=1,dtype=fp16", "default"},
+      {"b=1,hq=12,hkv=3,sq=1169,skv=1169,d=256,causal=1,dtype=bf16", "default"},
+      {"b=3,hq=5,sq=1000,skv=1000,d=256,causal=0,dtype=fp16", "default"},
   };
   for (const CheckedCase& c : small_grids) {
     const Problem p = Problem::parse(c.problem);
