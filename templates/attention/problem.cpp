@@ -74,7 +74,9 @@ void Problem::validate() const {
   }
   if (hq % hkv != 0) throw UsageError(fmt::format("hq={} is not a multiple of hkv={}", hq, hkv));
   if (sq > skv) throw UsageError(fmt::format("sq={} exceeds skv={}: queries attend to at most skv keys", sq, skv));
-  if (d != 64 && d != 128 && d != 256) throw UsageError(fmt::format("head dim d={} is not supported (64, 128 or 256)", d));
+  if (d != 64 && d != 128 && d != 256) {
+    throw UsageError(fmt::format("head dim d={} is not supported (64, 128 or 256)", d));
+  }
   if (std::int64_t{b} * hq > 65535LL * 65535LL || b > 65535 || hq > 65535) {
     throw UsageError("b and hq must each be at most 65535 (grid limits)");
   }
