@@ -692,7 +692,7 @@ TEST(AttentionFamily, CertainSpillRuleNeverExcludesAKernelThatCompiledCleanly) {
 // and it names most of those that spilled.
 TEST(AttentionWgmma, CertainSpillRuleMatchesTheSweep) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
-  // Each sweep: its file, causality, how many configs the rules accept, and the fewest of them that spill.
+  // Each sweep: its file, causality, how many configs the rules accept, and a count the spilling ones exceed.
   struct Sweep {
     std::string file;
     int causal, valid, least_spilled;
