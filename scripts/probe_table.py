@@ -39,11 +39,7 @@ def names(configs: list[str]) -> dict[str, str]:
 
 def main(folders: list[str]) -> None:
     for folder in map(Path, folders):
-        sdpa = read_sdpa(folder)
-        cudnn = {problem: us for (problem, backend), us in sdpa.items() if backend == "cudnn"}
-        flash = {problem: us for (problem, backend), us in sdpa.items() if backend == "flash"}
-        flash_batch = {problem: n for (problem, backend), n in read_sdpa_batches(folder).items() if backend == "flash"}
-        cudnn_batch = {problem: n for (problem, backend), n in read_sdpa_batches(folder).items() if backend == "cudnn"}
+        sdpa, sdpa_batches = read_sdpa(folder), read_sdpa_batches(folder)  # both by (problem, backend)
         records: dict[str, list[dict]] = collections.defaultdict(list)
         for line in (folder / "probe.jsonl").read_text().splitlines():
             r = json.loads(line)
@@ -55,21 +51,22 @@ def main(folders: list[str]) -> None:
             for r in rs:
                 runs[name_of[r["config"]]].append(r["kernel"]["median_us"])
                 batches[name_of[r["config"]]].add(int(r["kernel"].get("batch", 1)))
-            base = cudnn.get(problem)
+            base, flash = sdpa.get((problem, "cudnn")), sdpa.get((problem, "flash"))
+            cudnn_batch, flash_batch = sdpa_batches.get((problem, "cudnn")), sdpa_batches.get((problem, "flash"))
             # Flash, where it beat cuDNN (decode, or a lower-right causal mask SDPA gives cuDNN materialized).
-            stronger_flash = flash.get(problem) if flash.get(problem, float("inf")) < (base or float("inf")) else None
+            stronger_flash = flash if flash is not None and flash < (base or float("inf")) else None
             print(f"{problem}  cuDNN {base if base else '-'} us" + (f", flash {stronger_flash} us" if stronger_flash else ""))
             for name, times in runs.items():
                 m = statistics.median(times)
                 ratio = f"{base / m:.3f}x cuDNN" if base else ""
                 ours = batches[name]
-                if base and not timed_alike(sorted(ours), cudnn_batch.get(problem)):
+                if base and not timed_alike(sorted(ours), cudnn_batch):
                     ratio += (f" (timed differently: {'/'.join(map(str, sorted(ours)))} launches per sample, "
-                              f"cuDNN {cudnn_batch.get(problem)})")
+                              f"cuDNN {cudnn_batch})")
                 if stronger_flash:
                     ratio += f", {stronger_flash / m:.3f}x flash"
-                    if not timed_alike(sorted(ours), flash_batch.get(problem)):
-                        ratio += f" (timed differently: flash {flash_batch.get(problem)})"
+                    if not timed_alike(sorted(ours), flash_batch):
+                        ratio += f" (timed differently: flash {flash_batch})"
                 print(f"  {name:28s} {' '.join(f'{x:.2f}' for x in times)} -> {m:.2f} us  {ratio}")
 
 if __name__ == "__main__":

@@ -463,26 +463,22 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
   halves.set("block_m", 64);
   const bool halves_crowd = c.at("block_m") == 128 && unsplit_ctas(halves, p) > limits.sm_count;
   const bool small_grid = unsplit_ctas(c, p) < limits.sm_count;
-  if (small_grid && halves_crowd && p.d != 64) {
-    // d=128 and d=256: one 128-row tile per CTA on a plain grid, both overlaps and pingpong, as measured.
+  if (small_grid && (!halves_crowd || p.d != 64)) {
+    // Fewer tiles than SMs: nothing for a persistent CTA to walk, so a plain grid.
     c.set("scheduler", kGridScheduler);
     c.set("q_buffers", 1);
     c.set("o_store", 0);
     c.set("min_ctas", 1);
-    c.set("pingpong", 1);
-    c = conform(c);
-  }
-  if (small_grid && !halves_crowd) {
-    // Fewer tiles than SMs: nothing for a persistent CTA to walk.
-    c.set("scheduler", kGridScheduler);
-    c.set("q_buffers", 1);
-    c.set("o_store", 0);
-    c.set("min_ctas", 1);
-    c.set("block_m", 64);
-    c.set("block_n", p.d == 256 ? 64 : 128);  // d=256: three 128-key slots would not fit beside Q
-    c.set("stages", 3);
-    c.set("pingpong", 0);
-    c.set("producer_regs", 0);
+    if (halves_crowd) {
+      // d=128 and d=256: the 128-row tiles, both overlaps and pingpong, as measured.
+      c.set("pingpong", 1);
+    } else {
+      c.set("block_m", 64);
+      c.set("block_n", p.d == 256 ? 64 : 128);  // d=256: three 128-key slots would not fit beside Q
+      c.set("stages", 3);
+      c.set("pingpong", 0);
+      c.set("producer_regs", 0);
+    }
     c = conform(c);
   }
   if (invalid_reason(c, p, limits) || excluded_by_default(c, p, limits)) return std::nullopt;
