@@ -592,6 +592,7 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
   struct Pair {
     std::string what;
     Config a, b;
+    Problem problem;
   };
   std::vector<Pair> pairs;
   std::vector<std::pair<std::string, int>> unpaired;
@@ -604,12 +605,24 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
         changed.set(param.name, value);
         changed = conform(changed);
         if (changed.at(param.name) != value || invalid_reason(changed, problem, limits)) continue;
-        pairs.push_back({fmt::format("{}={} vs {}", param.name, param.format(value), format(base)), base, changed});
+        pairs.push_back(
+            {fmt::format("{}={} vs {}", param.name, param.format(value), format(base)), base, changed, problem});
         paired = true;
         break;
       }
       if (!paired) unpaired.emplace_back(param.name, value);
     }
+  }
+  // o_store=tma_half halves an output tile of several 64-column blocks: d >= 128, so at d=128 (a ring of one
+  // column block) and d=256 (two), against the whole output tile.
+  for (const char* text : {"b=1,hq=8,hkv=2,sq=512,skv=2048,d=128,causal=1", "b=1,hq=8,hkv=2,sq=512,skv=2048,d=256,causal=1"}) {
+    const Problem wide = Problem::parse(text);
+    const Config whole = parse_config("mma=wgmma,block_m=128,warps=12,block_n=64,stages=2,overlap=on,scheduler=dynamic,"
+                                      "o_store=tma");
+    Config half = whole;
+    half.set("o_store", 2);
+    ASSERT_EQ(invalid_reason(half, wide, limits), std::nullopt) << text;
+    pairs.push_back({fmt::format("o_store=tma_half vs {} at {}", format(whole), text), whole, half, wide});
   }
   // Every value must be usable somewhere: a value valid with no base would be a dead knob. A value another
   // change fixes (warps under wgmma) counts when one of the pairs or bases has it.
@@ -619,13 +632,14 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
                 std::any_of(pairs.begin(), pairs.end(), [&](const Pair& p) { return has(p.b); }))
         << name << "=" << value << " is valid with none of the bases";
   }
-  // Each distinct config compiles once (the bases recur in many pairs).
+  // Each distinct (problem, config) compiles once (the bases recur in many pairs).
   std::vector<runtime::CompileRequest> requests;
   std::map<std::string, std::size_t> index;
+  const auto key = [](const Problem& p, const Config& c) { return p.to_string() + " " + c.key(); };
   for (const Pair& p : pairs) {
     for (const Config* c : {&p.a, &p.b}) {
-      if (index.emplace(c->key(), requests.size()).second) {
-        requests.push_back(compile_request(*c, problem, runtime::Target::parse("sm_90a")));
+      if (index.emplace(key(p.problem, *c), requests.size()).second) {
+        requests.push_back(compile_request(*c, p.problem, runtime::Target::parse("sm_90a")));
       }
     }
   }
@@ -636,15 +650,15 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
   Config wgmma_two = wgmma_one;
   wgmma_two.set("min_ctas", 2);
   ASSERT_EQ(invalid_reason(wgmma_two, problem, limits), std::nullopt);
-  pairs.push_back({"min_ctas=2 vs " + format(wgmma_one), wgmma_one, wgmma_two});
+  pairs.push_back({"min_ctas=2 vs " + format(wgmma_one), wgmma_one, wgmma_two, problem});
   for (const Config* c : std::initializer_list<const Config*>{&wgmma_one, &wgmma_two}) {
-    if (index.emplace(c->key(), requests.size()).second) {
+    if (index.emplace(key(problem, *c), requests.size()).second) {
       requests.push_back(compile_request(*c, problem, runtime::Target::parse("sm_90a")));
     }
   }
   auto results = compile_all(requests);
   for (const Pair& p : pairs) {
-    EXPECT_NE(results[index.at(p.a.key())].cubin, results[index.at(p.b.key())].cubin)
+    EXPECT_NE(results[index.at(key(p.problem, p.a))].cubin, results[index.at(key(p.problem, p.b))].cubin)
         << p.what << ": identical CUBIN";
   }
   EXPECT_GE(pairs.size(), 16u);
@@ -852,8 +866,8 @@ TEST(AttentionWgmma, StreamKLaunchesEverySmWithTwoSlotsPerCta) {
 // min_ctas with wgmma: the CTAs an SM holds. The persistent schedulers launch that many per SM, the
 // consumers' setmaxnreg count comes from one CTA's share of the register file, and the rules refuse what
 // does not fit the SM (shared memory, threads) or a wgmma wider than the launch's register count.
-// o_store=tma: an output tile of block_m x d in shared memory, whole tiles only (not stream_k's pieces), and
-// with packed GQA a warpgroup's 64 rows must be whole groups (one TMA box).
+// o_store=tma: an output tile of block_m x d in shared memory (tma_half: half of it, d >= 128), whole tiles only
+// (not stream_k's pieces), and with packed GQA a warpgroup's 64 rows must be whole groups (one TMA box).
 TEST(AttentionWgmma, TmaStoreTakesAnOutputTileOfWholeRows) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   const Problem p = Problem::parse("b=2,hq=16,hkv=4,sq=1000,d=64,causal=1,dtype=fp16");
@@ -876,6 +890,23 @@ TEST(AttentionWgmma, TmaStoreTakesAnOutputTileOfWholeRows) {
   EXPECT_EQ(invalid_reason(big, d128, h100), std::nullopt);
   big.set("o_store", 1);
   EXPECT_NE(invalid_reason(big, d128, h100), std::nullopt);
+  // tma_half: half the head dim's 64-column blocks, so d >= 128. At d=256 it fits where the whole output tile
+  // does not: 128 rows, 64-key blocks in two slots (Q 64 KiB + 32 + 4 x 32 = 224 KiB of the H100's 227).
+  Config half = tma;
+  half.set("o_store", 2);
+  EXPECT_NE(invalid_reason(half, p, h100), std::nullopt);  // d=64: one column block
+  EXPECT_EQ(shared_bytes(half, d128) - shared_bytes(threads, d128), 128 * 64 * 2);
+  const Problem d256 = Problem::parse("b=8,hq=16,sq=1024,d=256,causal=1,dtype=fp16");
+  EXPECT_EQ(shared_bytes(half, d256) - shared_bytes(threads, d256), 128 * 128 * 2);
+  Config d256_half = parse_config("mma=wgmma,block_m=128,warps=12,block_n=64,stages=2,overlap=on,scheduler=dynamic,"
+                                  "o_store=tma_half");
+  EXPECT_EQ(invalid_reason(d256_half, d256, h100), std::nullopt);
+  d256_half.set("o_store", 1);
+  EXPECT_NE(invalid_reason(d256_half, d256, h100), std::nullopt);
+  Config packed_half = half;
+  packed_half.set("pack_gqa", 1);
+  EXPECT_NE(invalid_reason(packed_half, Problem::parse("b=2,hq=12,hkv=4,sq=1000,d=128,causal=1,dtype=fp16"), h100),
+            std::nullopt);  // as tma: groups of 3 do not fill a warpgroup's 64 rows
 }
 
 TEST(AttentionWgmma, MinCtasSharesTheSmAndItsRegisters) {

@@ -427,6 +427,7 @@ TEST(GpuAttention, StridedLayoutsGiveTheBitsOfDenseOnes) {
       {"b=2,hq=8,hkv=2,sq=300,skv=421,d=128,causal=1,dtype=bf16", two, true},
       {"b=2,hq=8,hkv=2,sq=300,skv=421,d=128,causal=1,dtype=fp16", two + ",scheduler=dynamic,q_buffers=2,o_store=tma",
        true},
+      {"b=2,hq=8,hkv=2,sq=300,skv=421,d=128,causal=1,dtype=bf16", two + ",scheduler=dynamic,o_store=tma_half", true},
       {"b=1,hq=32,hkv=8,sq=37,skv=301,d=64,causal=1,dtype=bf16",
        "mma=wgmma,block_m=128,warps=12,block_n=96,stages=2,overlap=on,pack_gqa=on,producer_regs=24", true},
       {"b=2,hq=32,hkv=8,sq=1,skv=3000,d=128,causal=0,dtype=fp16",
@@ -596,6 +597,12 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        two + "block_n=96,stages=2,overlap=on,pack_gqa=on,producer_regs=24,scheduler=persistent,o_store=tma"},
       {"b=4,hq=16,hkv=4,sq=515,skv=2049,d=128,causal=1,dtype=fp16",
        "mma=wgmma,block_m=64,warps=8,block_n=128,stages=3,overlap=on,splits=3,scheduler=dynamic,o_store=tma"},
+      // o_store=tma_half at d=128: the rows pass through one column block's slot, each store read out before
+      // the next column block is written there; dynamic causal GQA tails, packed GQA on a grid
+      {"b=2,hq=16,hkv=4,sq=1111,skv=1111,d=128,causal=1,dtype=bf16",
+       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,scheduler=dynamic,o_store=tma_half"},
+      {"b=2,hq=32,hkv=8,sq=77,skv=901,d=128,causal=1,dtype=fp16",
+       two + "block_n=96,stages=2,overlap=on,pack_gqa=on,producer_regs=24,o_store=tma_half"},
       // one consumer warpgroup per CTA and two to four CTAs per SM, the producer's registers moved to the
       // consumer (setmaxnreg within each CTA's share of the file): short causal d=64 tiles with tails and GQA,
       // one and two Q buffers
@@ -666,9 +673,9 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
   AttentionLauncherOptions options;
   options.cache_dir = f.cache_dir.path();
   // scheduler=dynamic: the launcher's workspace holds the tile counter, which every launch leaves at zero;
-  // stream_k: its partial slots and per-tail-tile counters, which the merging CTAs leave at zero; o_store=tma:
-  // the launcher encodes O's descriptor too.
-  for (const char* scheduler : {"dynamic", "stream_k", "dynamic,o_store=tma"}) {
+  // stream_k: its partial slots and per-tail-tile counters, which the merging CTAs leave at zero; o_store=tma
+  // and tma_half: the launcher encodes O's descriptor too.
+  for (const char* scheduler : {"dynamic", "stream_k", "dynamic,o_store=tma", "dynamic,o_store=tma_half"}) {
     const AttentionLauncher launcher(
         two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,scheduler=" + scheduler, p.d, p.causal,
         p.dtype == attention::DType::bf16, options);
@@ -716,6 +723,15 @@ TEST(GpuAttention, HeadDim256MatchesTheReference) {
          two + "block_n=64,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=dynamic,rescale=lazy"},
         {"b=3,hq=8,sq=500,skv=700,d=256,causal=0,dtype=fp16",
          "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=on,scheduler=persistent,o_store=tma"},
+        // o_store=tma_half: a ring of two column-block slots, where the whole output tile does not fit beside
+        // 128 rows of Q and two 64-key slots; dynamic causal GQA tails, persistent packed GQA, a grid
+        {"b=2,hq=16,hkv=4,sq=1111,skv=1111,d=256,causal=1,dtype=bf16",
+         two + "block_n=64,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=dynamic,o_store=tma_half,"
+               "rescale=lazy"},
+        {"b=1,hq=32,hkv=8,sq=37,skv=301,d=256,causal=1,dtype=fp16",
+         two + "block_n=64,stages=2,overlap=on,pack_gqa=on,producer_regs=24,scheduler=persistent,o_store=tma_half"},
+        {"b=2,hq=4,sq=333,skv=333,d=256,causal=0,dtype=fp16",
+         two + "block_n=64,stages=2,overlap=on,pingpong=on,producer_regs=24,o_store=tma_half"},
         {"b=2,hq=16,sq=1000,skv=1000,d=256,causal=0,dtype=fp16",
          two + "block_n=64,stages=2,overlap=off,pingpong=on,producer_regs=24,scheduler=stream_k"},
         {"b=2,hq=16,sq=1000,skv=1000,d=256,causal=0,dtype=bf16", "default"},

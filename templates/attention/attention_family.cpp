@@ -110,11 +110,13 @@ const std::vector<Parameter>& parameters() {
        "only once every consumer has stored this tile's rows (the epilogue leaves through the Q buffer); with "
        "two, it loads while this tile computes"},
       {"o_store",
-       {0, 1},
-       {"threads", "tma"},
+       {0, 1, 2},
+       {"threads", "tma", "tma_half"},
        "wgmma: how the output rows leave: through the Q buffer in 16-byte stores by every consumer thread "
        "(threads), or through an output tile of their own (block_m x d more shared memory) by one TMA store per "
-       "consumer warpgroup that completes under the next tile, the Q buffer freed after the last Q.K^T (tma)"},
+       "consumer warpgroup that completes under the next tile, the Q buffer freed after the last Q.K^T (tma), "
+       "or as tma through an output tile of half the head dim's 64-column blocks that the rows pass through one "
+       "column block at a time (tma_half: d >= 128, half the shared memory)"},
       {"rescale",
        {0, 1},
        {"every", "lazy"},
@@ -741,13 +743,16 @@ std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& 
   if (c.at("splits") != 1 && c.at("combine") != kCombineKernel) {
     return "mma=wgmma merges split-KV chunks with the combine kernel (combine=kernel)";
   }
-  if (c.at("o_store") == 1 && c.at("scheduler") == kStreamKScheduler) {
+  if (c.at("o_store") != 0 && c.at("scheduler") == kStreamKScheduler) {
     return "o_store=tma stores whole tiles; scheduler=stream_k's pieces leave from registers (o_store=threads)";
   }
-  if (c.at("o_store") == 1 && c.at("pack_gqa") == 1 && 64 % p.group() != 0) {
+  if (c.at("o_store") != 0 && c.at("pack_gqa") == 1 && 64 % p.group() != 0) {
     return fmt::format("o_store=tma with pack_gqa stores a warpgroup's 64 rows as one TMA box: whole groups of {} "
                        "heads do not fill it",
                        p.group());
+  }
+  if (c.at("o_store") == 2 && p.d % 128 != 0) {
+    return fmt::format("o_store=tma_half holds half the head dim's 64-column blocks: d={} has {}", p.d, p.d / 64);
   }
   if (c.at("q_buffers") == 2 && c.at("scheduler") != kPersistentScheduler && c.at("scheduler") != kDynamicScheduler) {
     return "q_buffers=2 loads the next tile's Q early: scheduler=persistent or dynamic (grid: one tile per CTA; "
@@ -1261,7 +1266,7 @@ void KernelArguments::bind(const AttentionParams& params) {
   // Q, and with o_store=tma O (the same shape; a box of one consumer warpgroup's 64 rows), 5-D:
   // {d, head in group, query, KV head, batch}, whose box of {64, group, block_m / group} is block_m packed
   // rows in packed order (query-major, head-minor), split_kv.h's; unpacked, {d, 1, query, head, batch}.
-  const bool o_tma = config_.at("o_store") == 1;
+  const bool o_tma = config_.at("o_store") != 0;
   const bool packed = config_.at("pack_gqa") == 1;
   const cuuint64_t group = packed ? static_cast<cuuint64_t>(p.group()) : 1;
   const cuuint32_t g = static_cast<cuuint32_t>(group);

@@ -67,8 +67,13 @@ struct WgmmaConfig {
   static constexpr int kQBuffers = Tunables::q_buffers;
   // o_store=tma: the rows leave through an output tile of their own by TMA store (one per consumer
   // warpgroup's 64 rows, issued by one thread, completing while the next tile runs), so the Q buffer is free
-  // once the tile's last Q.K^T is done. threads: through the Q buffer, in 16-byte stores by every thread.
-  static constexpr bool kTmaStore = Tunables::o_store == 1;
+  // once the tile's last Q.K^T is done. tma_half: the same through an output tile of half the 64-column blocks,
+  // a ring the rows pass through one column block at a time (each block's slot written again once its TMA
+  // store has read it out), for where a whole output tile does not fit (d=256: 64 KiB at 128 rows).
+  // threads: through the Q buffer, in 16-byte stores by every thread.
+  static constexpr bool kTmaStore = Tunables::o_store != 0;
+  static constexpr int kColumnBlocks = D / 64;
+  static constexpr int kOColumnBlocks = Tunables::o_store == 2 ? kColumnBlocks / 2 : kColumnBlocks;
   // rescale=lazy: a row's softmax reference moves only when a block's max passes it by 2^8 (softmax.cuh's
   // raise_max), so the output is rarely rescaled; every: it follows the running max.
   static constexpr bool kLazyRescale = Tunables::rescale == 1;
@@ -87,21 +92,21 @@ struct WgmmaConfig {
                                                       kScheduler == kDynamicScheduler)),
                 "a second Q buffer is for the persistent and dynamic schedulers");
   static_assert(!kTmaStore || kScheduler != kStreamKScheduler, "stream_k's pieces leave from registers");
+  static_assert(Tunables::o_store != 2 || kColumnBlocks % 2 == 0, "o_store=tma_half: an even number of column blocks");
 
   // Shared memory (wgmma_resources.h, which the host's rules read too): the Q buffers, the output tile
-  // (o_store=tma), the K slots, the V slots, the mbarriers, the scheduler words.
-  static constexpr int kColumnBlocks = D / 64;
+  // (o_store=tma or tma_half), the K slots, the V slots, the mbarriers, the scheduler words.
   static constexpr int kQBytes = evotune_wgmma::q_bytes(kBlockM, D);
   static constexpr int kKvBytes = evotune_wgmma::kv_bytes(kBlockN, D);
-  static constexpr int kOTiles = kTmaStore ? 1 : 0;
   static constexpr int kOOffset = kQBuffers * kQBytes;
-  static constexpr int kKOffset = (kQBuffers + kOTiles) * kQBytes;
+  static constexpr int kKOffset = kOOffset + evotune_wgmma::o_tile_bytes(kBlockM, D, Tunables::o_store);
   static constexpr int kVOffset = kKOffset + kStages * kKvBytes;
   static constexpr int kBarrierOffset =
-      evotune_wgmma::barrier_offset(kBlockM, kBlockN, kStages, D, kQBuffers, kOTiles);
+      evotune_wgmma::barrier_offset(kBlockM, kBlockN, kStages, D, kQBuffers, Tunables::o_store);
   static constexpr int kTileSlotOffset =
-      evotune_wgmma::tile_slot_offset(kBlockM, kBlockN, kStages, D, kQBuffers, kOTiles);
-  static constexpr int kSmemBytes = evotune_wgmma::shared_bytes(kBlockM, kBlockN, kStages, D, kQBuffers, kOTiles);
+      evotune_wgmma::tile_slot_offset(kBlockM, kBlockN, kStages, D, kQBuffers, Tunables::o_store);
+  static constexpr int kSmemBytes =
+      evotune_wgmma::shared_bytes(kBlockM, kBlockN, kStages, D, kQBuffers, Tunables::o_store);
 };
 
 template <class Cfg>
@@ -132,7 +137,8 @@ struct WgmmaMainloop {
   __device__ __forceinline__ int* tail_iterations() const { return scheduler_word(3); }
   // The Q tile in buffer `buffer` (0 with one buffer).
   __device__ __forceinline__ T* q_tile(int buffer) const { return q + buffer * kBlockM * D; }
-  // The tile the epilogue writes the rows into: the output tile (o_store=tma), else the tile's Q buffer.
+  // The tile the epilogue writes the rows into: the output tile (o_store=tma or tma_half), else the tile's Q
+  // buffer.
   __device__ __forceinline__ unsigned char* row_tile(int buffer) const {
     return reinterpret_cast<unsigned char*>(Cfg::kTmaStore ? q + Cfg::kOOffset / sizeof(T) : q_tile(buffer));
   }
@@ -425,7 +431,7 @@ struct WgmmaMainloop {
 
   // The rows leave through shared memory: normalized, converted and written into this warpgroup's own rows
   // of the Q tile (its last Q.K^T is done; no other warpgroup reads those rows) or of the output tile
-  // (o_store=tma), in the same 128-byte swizzle, by stmatrix: four 8x8 matrices (two column tiles of the
+  // (o_store=tma; tma_half: a ring of half the column blocks), in the same 128-byte swizzle, by stmatrix: four 8x8 matrices (two column tiles of the
   // warp's 16 rows) per instruction, each row's 16 bytes at its swizzled place, so that one address per lane
   // and instruction replaces a 4-byte store and its address per element pair (the epilogue is a fifth of a
   // short tile's instructions: b64 hq8 s256 d64 walks four 64-key blocks per tile). Then to O: o_store=tma,
@@ -442,6 +448,9 @@ struct WgmmaMainloop {
     }
     unsigned char* tile = row_tile(buffer);
     const bool storer = stores_rows();
+    // The column blocks the tile the rows pass through holds at once: all of them, but for tma_half's ring.
+    constexpr int kSlots = Cfg::kOColumnBlocks;
+    constexpr bool kRing = kSlots < Cfg::kColumnBlocks;
     if constexpr (Cfg::kTmaStore) {
       // The warpgroup's previous store has read its rows out of the output tile (long since: it was issued
       // a tile ago) before anyone writes there again.
@@ -449,23 +458,37 @@ struct WgmmaMainloop {
       sm90::named_barrier_sync(9 + consumer, 128);
     }
     const RowTotal totals[2] = {row_total(row_sum[0]), row_total(row_sum[1])};
-    {
-      // Lane l addresses row l % 8 of matrix l / 8: matrices (dt, rows 0-7), (dt, rows 8-15), (dt + 1, rows
-      // 0-7), (dt + 1, rows 8-15) of the warp's rows. The warp's first row is a multiple of 8, so a row's
-      // swizzle is its matrix row; with dt even, column tile dt + m / 2's 16-byte chunk is (dt % 8) ^ (m / 2)
-      // ^ row, and each instruction's addresses are the lane's first XOR (dt % 8) << 4.
-      const int matrix = lane / 8, matrix_row = lane % 8;
-      const int row = local_row - lane / 4 + (matrix % 2) * 8 + matrix_row;
-      const int lane_offset = row * 128 + (((matrix / 2) ^ matrix_row) << 4);
+    // Lane l addresses row l % 8 of matrix l / 8: matrices (dt, rows 0-7), (dt, rows 8-15), (dt + 1, rows
+    // 0-7), (dt + 1, rows 8-15) of the warp's rows. The warp's first row is a multiple of 8, so a row's
+    // swizzle is its matrix row; with dt even, column tile dt + m / 2's 16-byte chunk is (dt % 8) ^ (m / 2)
+    // ^ row, and each instruction's addresses are the lane's first XOR (dt % 8) << 4.
+    const int matrix = lane / 8, matrix_row = lane % 8;
+    const int lane_offset = (local_row - lane / 4 + (matrix % 2) * 8 + matrix_row) * 128 +
+                            (((matrix / 2) ^ matrix_row) << 4);
+    const float top = totals[0].inverse, bottom = totals[1].inverse;
+    // Column block c (64 columns: column tiles 8c .. 8c + 7) into slot c % kSlots of the tile.
+    auto write_block = [&](int c) {
       auto pair = [](float lo, float hi, float scale) { return pair_bits(Element<T>::pack(lo * scale, hi * scale)); };
-      const float top = totals[0].inverse, bottom = totals[1].inverse;
 #pragma unroll
-      for (int dt = 0; dt < kDTiles; dt += 2) {
-        sm90::stmatrix_x4(tile + (dt / 8) * kBlockM * 128 + (lane_offset ^ ((dt % 8) << 4)),
+      for (int dt = c * 8; dt < c * 8 + 8; dt += 2) {
+        sm90::stmatrix_x4(tile + (c % kSlots) * kBlockM * 128 + (lane_offset ^ ((dt % 8) << 4)),
                           pair(o[dt][0], o[dt][1], top), pair(o[dt][2], o[dt][3], bottom),
                           pair(o[dt + 1][0], o[dt + 1][1], top), pair(o[dt + 1][2], o[dt + 1][3], bottom));
       }
-    }
+    };
+    // o_store=tma: the warpgroup's 64 rows of column block c, from its slot, by one TMA store.
+    const int group_box = Cfg::kPack ? w.group : 1;
+    const int q_head = Cfg::kPack ? w.kv_head : w.head, q_heads = Cfg::kPack ? p.hkv : p.hq;
+    auto store_block = [&](int c) {
+      unsigned char* rows = tile + (c % kSlots) * kBlockM * 128 + consumer * 64 * 128;
+      if (args.o_merged) {
+        sm90::tma_store_4d(&args.o, rows, c * 64, 0, (w.m0 + consumer * 64) / group_box, w.batch * q_heads + q_head);
+      } else {
+        sm90::tma_store_5d(&args.o, rows, c * 64, 0, (w.m0 + consumer * 64) / group_box, q_head, w.batch);
+      }
+    };
+#pragma unroll
+    for (int c = 0; c < kSlots; ++c) write_block(c);
     // The LSE only where asked for (a uniform test): finding a row's place in it takes ~20 instructions.
     if (p.lse != nullptr) {
 #pragma unroll
@@ -478,19 +501,28 @@ struct WgmmaMainloop {
       sm90::fence_proxy_async_shared();  // this thread's rows, written by the generic proxy, to the TMA's
       sm90::named_barrier_sync(9 + consumer, 128);
       if (storer) {
-        const int group_box = Cfg::kPack ? w.group : 1;
-        const int q_head = Cfg::kPack ? w.kv_head : w.head, q_heads = Cfg::kPack ? p.hkv : p.hq;
+        // One bulk async-group per column block in the ring (each slot is written again once its own group
+        // has read it out), one for the whole tile otherwise.
 #pragma unroll
-        for (int c = 0; c < Cfg::kColumnBlocks; ++c) {
-          if (args.o_merged) {
-            sm90::tma_store_4d(&args.o, tile + c * kBlockM * 128 + consumer * 64 * 128, c * 64, 0,
-                               (w.m0 + consumer * 64) / group_box, w.batch * q_heads + q_head);
-          } else {
-            sm90::tma_store_5d(&args.o, tile + c * kBlockM * 128 + consumer * 64 * 128, c * 64, 0,
-                               (w.m0 + consumer * 64) / group_box, q_head, w.batch);
-          }
+        for (int c = 0; c < kSlots; ++c) {
+          store_block(c);
+          if constexpr (kRing) sm90::bulk_commit_group();
         }
-        sm90::bulk_commit_group();
+        if constexpr (!kRing) sm90::bulk_commit_group();
+      }
+      // tma_half: the other column blocks, each into the slot the store kSlots blocks before it has read out
+      // (at most kSlots - 1 of the storer's groups still reading).
+#pragma unroll
+      for (int c = kSlots; c < Cfg::kColumnBlocks; ++c) {
+        if (storer) sm90::bulk_wait_group_read<kSlots - 1>();
+        sm90::named_barrier_sync(9 + consumer, 128);
+        write_block(c);
+        sm90::fence_proxy_async_shared();
+        sm90::named_barrier_sync(9 + consumer, 128);
+        if (storer) {
+          store_block(c);
+          sm90::bulk_commit_group();
+        }
       }
       return;
     }

@@ -36,7 +36,8 @@ EVOTUNE_WGMMA_CONSTEXPR int consumer_registers(int block_m, int producer_regs, i
 
 // Shared memory, in bytes from a 1024-aligned base (the 128-byte swizzle's atoms must be aligned): the
 // q_buffers Q tiles (two: the next tile's Q loads while this one's runs and leaves through its own), the
-// output tile with o_store=tma (o_tiles 1: the rows leave from there by TMA store), the `stages` K slots,
+// output tile the rows leave from by TMA store (o_store 1, tma: block_m x d; 2, tma_half: half the head
+// dim's 64-column blocks, a ring the rows pass through one column block at a time), the `stages` K slots,
 // the `stages` V slots (dense 128-byte-swizzled rows of 2-byte elements), then the
 // mbarriers: a full and an empty per Q buffer, a full and an empty per K and per V slot, then 16 bytes of
 // scheduler words: the tile index the producer hands the consumers with each Q buffer (scheduler=dynamic),
@@ -44,16 +45,20 @@ EVOTUNE_WGMMA_CONSTEXPR int consumer_registers(int block_m, int producer_regs, i
 // more, the slack of aligning its base.
 EVOTUNE_WGMMA_CONSTEXPR int q_bytes(int block_m, int d) { return block_m * d * 2; }
 EVOTUNE_WGMMA_CONSTEXPR int kv_bytes(int block_n, int d) { return block_n * d * 2; }
-EVOTUNE_WGMMA_CONSTEXPR int barrier_offset(int block_m, int block_n, int stages, int d, int q_buffers, int o_tiles) {
-  return (q_buffers + o_tiles) * q_bytes(block_m, d) + 2 * stages * kv_bytes(block_n, d);
+// o_store: 0 threads (no output tile), 1 tma, 2 tma_half.
+EVOTUNE_WGMMA_CONSTEXPR int o_tile_bytes(int block_m, int d, int o_store) {
+  return o_store == 0 ? 0 : o_store == 1 ? q_bytes(block_m, d) : q_bytes(block_m, d) / 2;
+}
+EVOTUNE_WGMMA_CONSTEXPR int barrier_offset(int block_m, int block_n, int stages, int d, int q_buffers, int o_store) {
+  return q_buffers * q_bytes(block_m, d) + o_tile_bytes(block_m, d, o_store) + 2 * stages * kv_bytes(block_n, d);
 }
 EVOTUNE_WGMMA_CONSTEXPR int barriers(int stages, int q_buffers) { return 2 * q_buffers + 4 * stages; }
 EVOTUNE_WGMMA_CONSTEXPR int tile_slot_offset(int block_m, int block_n, int stages, int d, int q_buffers,
-                                             int o_tiles) {
-  return barrier_offset(block_m, block_n, stages, d, q_buffers, o_tiles) + barriers(stages, q_buffers) * 8;
+                                             int o_store) {
+  return barrier_offset(block_m, block_n, stages, d, q_buffers, o_store) + barriers(stages, q_buffers) * 8;
 }
-EVOTUNE_WGMMA_CONSTEXPR int shared_bytes(int block_m, int block_n, int stages, int d, int q_buffers, int o_tiles) {
-  return 1024 + tile_slot_offset(block_m, block_n, stages, d, q_buffers, o_tiles) + 16;
+EVOTUNE_WGMMA_CONSTEXPR int shared_bytes(int block_m, int block_n, int stages, int d, int q_buffers, int o_store) {
+  return 1024 + tile_slot_offset(block_m, block_n, stages, d, q_buffers, o_store) + 16;
 }
 
 }  // namespace evotune_wgmma
