@@ -728,7 +728,7 @@ TEST(GpuAttention, HeadDim256MatchesTheReference) {
         {"b=2,hq=16,hkv=4,sq=1111,skv=1111,d=256,causal=1,dtype=bf16",
          two + "block_n=64,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=dynamic,o_store=tma_half,"
                "rescale=lazy"},
-        {"b=1,hq=32,hkv=8,sq=37,skv=301,d=256,causal=1,dtype=fp16",
+        {"b=2,hq=32,hkv=8,sq=300,skv=601,d=256,causal=1,dtype=fp16",
          two + "block_n=64,stages=2,overlap=on,pack_gqa=on,producer_regs=24,scheduler=persistent,o_store=tma_half"},
         {"b=2,hq=4,sq=333,skv=333,d=256,causal=0,dtype=fp16",
          two + "block_n=64,stages=2,overlap=on,pingpong=on,producer_regs=24,o_store=tma_half"},
