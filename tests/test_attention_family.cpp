@@ -443,15 +443,28 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(excluded_by_default(others[0], p, h100), std::nullopt) << text;
   }
   EXPECT_TRUE(heuristic_alternatives(Problem::parse("b=4,hq=16,sq=4096,d=128,causal=1"), h100).empty());
-  // d=256 on sm_90: 128x80 tiles with both overlaps where the tiles fill the SMs (two 40 KiB K/V slots each
-  // beside the 64 KiB Q tile), a 64-row grid of 64-key blocks where they do not.
-  for (const char* text : {"b=4,hq=16,sq=4096,d=256", "b=1,hq=16,hkv=8,sq=8192,d=256,causal=1,dtype=bf16"}) {
+  // d=256 on sm_90: 128x64 tiles with both overlaps, the dynamic scheduler and tma_half's output tile where the
+  // tiles fill the SMs, over short and long ranges alike (probe/call90-92).
+  for (const char* text : {"b=4,hq=16,sq=4096,d=256", "b=1,hq=16,hkv=8,sq=8192,d=256,causal=1,dtype=bf16",
+                           "b=8,hq=16,sq=1024,d=256,causal=1", "b=16,hq=8,sq=512,d=256"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
     EXPECT_EQ(c.at("mma"), kWgmma) << text;
     EXPECT_EQ(c.at("block_m"), 128) << text;
-    EXPECT_EQ(c.at("block_n"), 80) << text;
+    EXPECT_EQ(c.at("block_n"), 64) << text;
+    EXPECT_EQ(c.at("scheduler"), kDynamicScheduler) << text;
+    EXPECT_EQ(c.at("o_store"), 2) << text;
     EXPECT_EQ(c.at("overlap"), 1) << text;
     EXPECT_EQ(c.at("pingpong"), 1) << text;
+  }
+  // A small grid of 128-row tiles at d=256 runs them on a plain grid, FlashAttention-3's 80-key blocks beyond
+  // short ranges (mean keys per tile above 1024 causal, 768 not) and 64-key ones within them.
+  for (const auto& [text, block_n] : {std::pair{"b=1,hq=4,sq=4096,d=256", 80}, std::pair{"b=1,hq=5,sq=3000,d=256,causal=1", 80},
+                                      std::pair{"b=1,hq=12,hkv=3,sq=1169,d=256,causal=1", 64}}) {
+    const Config c = heuristic_config(Problem::parse(text), h100);
+    EXPECT_EQ(c.at("block_m"), 128) << text;
+    EXPECT_EQ(c.at("scheduler"), kGridScheduler) << text;
+    EXPECT_EQ(c.at("block_n"), block_n) << text;
+    EXPECT_EQ(c.at("o_store"), 0) << text;
   }
   const Config small_d256 = heuristic_config(Problem::parse("b=1,hq=8,sq=700,d=256,causal=1"), h100);
   EXPECT_EQ(small_d256.at("block_m"), 64);

@@ -737,12 +737,14 @@ TEST(GpuAttention, HeadDim256MatchesTheReference) {
         {"b=2,hq=16,sq=1000,skv=1000,d=256,causal=0,dtype=bf16", "default"},
         {"b=2,hq=16,hkv=4,sq=999,skv=1300,d=256,causal=1,dtype=fp16", "default"},
         {"b=1,hq=8,sq=700,skv=700,d=256,causal=1,dtype=bf16", "default"},  // a small grid
+        {"b=1,hq=5,sq=3000,skv=3000,d=256,causal=1,dtype=fp16", "default"},  // its 128x80 tiles, long range
     };
     cases.insert(cases.end(), wgmma.begin(), wgmma.end());
-    // The prefill defaults are wgmma's, 128x80 where the tiles fill the SMs.
+    // The prefill defaults are wgmma's, 128x64 dynamic with tma_half where the tiles fill the SMs.
     const Config prefill = attention::heuristic_config(Problem::parse("b=2,hq=16,sq=1000,skv=1000,d=256"), limits);
     EXPECT_EQ(prefill.at("mma"), attention::kWgmma);
-    EXPECT_EQ(prefill.at("block_n"), 80);
+    EXPECT_EQ(prefill.at("block_n"), 64);
+    EXPECT_EQ(prefill.at("o_store"), 2);
   }
   expect_cases_match_reference(f, cases, 61);
 }

@@ -187,10 +187,9 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   Config c = default_config();
   c.set("mma", kWgmma);
   c.set("block_m", p.d == 64 ? 192 : 128);
-  // d=256: 80-key blocks, the widest of which two slots fit beside a 128-row Q tile (64 KiB, and 40 KiB per
-  // K or V block), as FlashAttention-3 runs that head dim; the accumulators of O take 128 of the consumers'
-  // registers.
-  c.set("block_n", p.d == 256 ? 80 : p.d == 128 && !p.causal ? 176 : 128);
+  // d=256: 64-key blocks with tma_half's output tile (the d=256 rule below); the accumulators of O take 128 of
+  // the consumers' registers.
+  c.set("block_n", p.d == 256 ? 64 : p.d == 128 && !p.causal ? 176 : 128);
   c.set("stages", 2);
   c.set("overlap", 1);
   c.set("pingpong", 1);
@@ -423,35 +422,46 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
       c = conform(c);
     }
   }
-  // d=256 over short K/V ranges (a tile's queries see at most 1024 keys on average causal, 768 non-causal:
-  // the prologue, the first K/V blocks and a 64 KiB epilogue per tile weigh more): 64-key blocks, each next
-  // tile drawn from the atomic counter (the longest causal tiles first). On the H100, median us of two
-  // rounds, 128x80 grid / 128x64 dynamic / cuDNN (probe/call78, and call77 for s1024): causal b8 hq16 s1024
-  // 163.1 / 157.5 / 154.6, b16 hq8 s512 66.5 / 63.8 / 59.5, b32 hq8 hkv4 s768 196.9 / 187.8 / 177.8, b2 hq32
-  // hkv16 s1536 bf16 158.7 / 154.9 / 157.5, b4 hq16 s2048 bf16 247.6 / 244.6 / 252.0, b1 hq16 hkv8 s2048 87.4
-  // / 86.6 / 94.7; non-causal b16 hq8 s512 79.4 / 74.5 / 74.1, b8 hq16 s768 bf16 139.5 / 137.1 / 139.0, b4
-  // hq8 hkv2 s1024 60.0 / 60.4 / 61.5. Longer ranges keep 80-key blocks on the grid (call77: b4 hq16 s4096
-  // 1467.7 / 1496.3, causal 838.9 / 840.0, b1 hq16 hkv8 s8192 causal bf16 768.8 / 779.0, b2 hq8 s2048 bf16
-  // 101.2 / 102.2). (The 80-key blocks do not fit the dynamic scheduler's registers with overlap: 12-16 bytes
-  // spilled.) Held out (call79) the bound picked the faster side on seven of eight shapes (causal b4 hq32
-  // hkv8 s1280 bf16 220.0 / 214.3, b12 hq16 s640 123.2 / 119.3, b2 hq16 s3000 268.4 / 268.2, b1 hq32 hkv16
-  // sq1024 skv4096 bf16 180.5 / 182.5; non-causal b32 hq8 s384 bf16 98.5 / 93.8, b2 hq16 hkv4 s1500 bf16
-  // 115.4 / 118.9, b3 hq16 s1100 119.9 / 124.7) but not non-causal b6 hq12 s900 (131.0 / 132.9), so the
-  // non-causal bound is 768 keys. Below cuDNN still: causal up to 1024 keys (0.93-0.98x), non-causal s384
-  // (0.96x); one 64-row consumer warpgroup per CTA was 25-34% slower, 32-key blocks 3-22%, and rows stored
-  // from the accumulators so that the Q buffer frees after the last Q.K^T (an o_store=regs tried in call80)
-  // 6-13%. NOTES.md v17.
+  // d=256: 128x64 tiles, each next tile drawn from the atomic counter (the longest causal tiles first), the
+  // rows out through tma_half's output tile of two column blocks (32 KiB: the whole 64 KiB one does not fit
+  // beside 128 rows of Q and two 64-key slots), so that the Q buffer frees after a tile's last Q.K^T and the
+  // next tile's Q loads under its epilogue. With the rows through the Q buffer instead, that config had led
+  // FlashAttention-3's 128x80 grid only over short ranges (d256_short_range below; probe/call77-79); with
+  // tma_half, on the H100, median us of two rounds against the previous default / cuDNN: over short ranges
+  // 6.5-20% faster on ten shapes, 1.055-1.103x cuDNN against 0.861-1.030x (probe/call90: causal b8 hq24 hkv3
+  // s348 58.8 -> 47.2 / 50.6, b16 hq24 hkv6 s766 268.5 -> 232.4 / 254.0, b8 hq16 s1024 157.8 -> 141.9 /
+  // 154.9; non-causal b16 hq8 s512 74.5 -> 67.8 / 73.7) and 8-14% on six held out (call91: 1.037-1.162x
+  // cuDNN against 0.949-1.038x); over longer ranges, against the 128x80 grid, 1.9-4.9% faster on five of eight
+  // (call91: b4 hq16 s4096 1518.5 -> 1443.7 / 1567.3, causal 827.1 -> 807.1 / 881.2, b2 hq16 hkv8 s3000
+  // causal bf16 256.7 -> 246.9 / 276.9), level on two, 0.7% slower on b1 hq16 hkv8 s8192 causal bf16 (757.3
+  // -> 762.2 / 859.0), and on three grids just past one wave 1.6-9.3% faster (call92). (The 80-key blocks do
+  // not fit the dynamic scheduler's registers with overlap: 12-16 bytes spilled; nor tma_half beside them.)
+  // Small grids keep a plain grid (finish_wgmma_heuristic). NOTES.md v17-v18.
   if (p.d == 256) {
-    const double mean_keys = p.causal ? p.skv - p.sq / 2.0 : p.skv;
-    if (mean_keys <= (p.causal ? 1024 : 768)) {
-      c.set("block_n", 64);
-      c.set("scheduler", kDynamicScheduler);
-      c = conform(c);
-    }
+    c.set("block_n", 64);
+    c.set("scheduler", kDynamicScheduler);
+    c.set("o_store", 2);
+    c = conform(c);
   }
   if (p.d != 64) return WgmmaSides{c, std::nullopt};
   if (short_range) return WgmmaSides{c, short_range_other.value_or(long_range)};
   return WgmmaSides{long_range, c};
+}
+
+// d=256 over short K/V ranges: a tile's queries see at most 1024 keys on average causal, 768 non-causal. There
+// the prologue, the first K/V blocks and a 64 KiB epilogue per tile weigh more, and 64-key blocks led 80-key
+// ones (median us of two rounds, 128x80 grid / 128x64 dynamic with the rows through the Q buffer / cuDNN,
+// probe/call78, call77 for s1024: causal b8 hq16 s1024 163.1 / 157.5 / 154.6, b16 hq8 s512 66.5 / 63.8 /
+// 59.5, b32 hq8 hkv4 s768 196.9 / 187.8 / 177.8, b2 hq32 hkv16 s1536 bf16 158.7 / 154.9 / 157.5, b4 hq16
+// s2048 bf16 247.6 / 244.6 / 252.0, b1 hq16 hkv8 s2048 87.4 / 86.6 / 94.7; non-causal b16 hq8 s512 79.4 / 74.5
+// / 74.1, b8 hq16 s768 bf16 139.5 / 137.1 / 139.0, b4 hq8 hkv2 s1024 60.0 / 60.4 / 61.5; longer ranges the
+// other way, call77: b4 hq16 s4096 1467.7 / 1496.3, b1 hq16 hkv8 s8192 causal bf16 768.8 / 779.0). Held out
+// (call79) the bound picked the faster side on seven of eight shapes; the miss (non-causal b6 hq12 s900,
+// 131.0 / 132.9) moved the non-causal bound to 768 keys. Since tma_half (call90-92) only small grids, which
+// run one tile per CTA, still choose by it.
+bool d256_short_range(const Problem& p) {
+  const double mean_keys = p.causal ? p.skv - p.sq / 2.0 : p.skv;
+  return mean_keys <= (p.causal ? 1024 : 768);
 }
 
 // The rules every wgmma default passes through last: a grid that leaves SMs idle, validity, and split-KV.
@@ -472,8 +482,11 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
     c.set("o_store", 0);
     c.set("min_ctas", 1);
     if (halves_crowd) {
-      // d=128 and d=256: the 128-row tiles, both overlaps and pingpong, as measured.
+      // d=128 and d=256: the 128-row tiles, both overlaps and pingpong, as measured. At d=256 FlashAttention-3's
+      // 80-key blocks beyond short ranges: against 64-key blocks on such grids 1.1-2.5% faster on three of
+      // four long-range shapes, 1.0% slower on one (probe/call92: b2 hq2 s4000 bf16 89.8 us against 91.2).
       c.set("pingpong", 1);
+      if (p.d == 256) c.set("block_n", d256_short_range(p) ? 64 : 80);
     } else {
       c.set("block_m", 64);
       c.set("block_n", p.d == 256 ? 64 : 128);  // d=256: three 128-key slots would not fit beside Q
