@@ -444,7 +444,8 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   }
   EXPECT_TRUE(heuristic_alternatives(Problem::parse("b=4,hq=16,sq=4096,d=128,causal=1"), h100).empty());
   // d=256 on sm_90: 128x64 tiles with both overlaps, the dynamic scheduler and tma_half's output tile where the
-  // tiles fill the SMs, over short and long ranges alike (probe/call90-92).
+  // tiles fill the SMs, up to 4096 keys per tile on average (probe/call90-92, call97); past that
+  // FlashAttention-3's 128x80 grid.
   for (const char* text : {"b=4,hq=16,sq=4096,d=256", "b=1,hq=16,hkv=8,sq=8192,d=256,causal=1,dtype=bf16",
                            "b=8,hq=16,sq=1024,d=256,causal=1", "b=16,hq=8,sq=512,d=256"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
@@ -454,6 +455,14 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(c.at("scheduler"), kDynamicScheduler) << text;
     EXPECT_EQ(c.at("o_store"), 2) << text;
     EXPECT_EQ(c.at("overlap"), 1) << text;
+    EXPECT_EQ(c.at("pingpong"), 1) << text;
+  }
+  for (const char* text : {"b=1,hq=8,sq=8925,d=256,causal=1,dtype=bf16", "b=1,hq=24,hkv=3,sq=5070,d=256"}) {
+    const Config c = heuristic_config(Problem::parse(text), h100);
+    EXPECT_EQ(c.at("block_m"), 128) << text;
+    EXPECT_EQ(c.at("block_n"), 80) << text;
+    EXPECT_EQ(c.at("scheduler"), kGridScheduler) << text;
+    EXPECT_EQ(c.at("o_store"), 0) << text;
     EXPECT_EQ(c.at("pingpong"), 1) << text;
   }
   // A small grid of 128-row tiles at d=256 runs them on a plain grid, FlashAttention-3's 80-key blocks beyond

@@ -182,14 +182,38 @@ struct WgmmaSides {
 std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits);
 long long persistent_ctas(const Config& c, const DeviceLimits& limits);
 
+// The keys a tile's queries see on average: all of them, or causal about half the queries' own range fewer.
+double mean_keys_per_tile(const Problem& p) { return p.causal ? p.skv - p.sq / 2.0 : p.skv; }
+
+// d=256 over short K/V ranges: a tile's queries see at most 1024 keys on average causal, 768 non-causal. There
+// the prologue, the first K/V blocks and a 64 KiB epilogue per tile weigh more, and 64-key blocks led 80-key
+// ones (median us of two rounds, 128x80 grid / 128x64 dynamic with the rows through the Q buffer / cuDNN,
+// probe/call78, call77 for s1024: causal b8 hq16 s1024 163.1 / 157.5 / 154.6, b16 hq8 s512 66.5 / 63.8 /
+// 59.5, b32 hq8 hkv4 s768 196.9 / 187.8 / 177.8, b2 hq32 hkv16 s1536 bf16 158.7 / 154.9 / 157.5, b4 hq16
+// s2048 bf16 247.6 / 244.6 / 252.0, b1 hq16 hkv8 s2048 87.4 / 86.6 / 94.7; non-causal b16 hq8 s512 79.4 / 74.5
+// / 74.1, b8 hq16 s768 bf16 139.5 / 137.1 / 139.0, b4 hq8 hkv2 s1024 60.0 / 60.4 / 61.5; longer ranges the
+// other way, call77: b4 hq16 s4096 1467.7 / 1496.3, b1 hq16 hkv8 s8192 causal bf16 768.8 / 779.0). Held out
+// (call79) the bound picked the faster side on seven of eight shapes; the miss (non-causal b6 hq12 s900,
+// 131.0 / 132.9) moved the non-causal bound to 768 keys. Since tma_half (call90-92) only small grids, which
+// run one tile per CTA, still choose by it.
+bool d256_short_range(const Problem& p) { return mean_keys_per_tile(p) <= (p.causal ? 1024 : 768); }
+// d=256 over long K/V ranges, more than 4096 keys on average: there the 128x80 grid leads tma_half's 128x64
+// dynamic config by 0.2-1.5% (probe/call97, one call, 3 rounds: b1 hq8 s8925 causal bf16 485.2 / 492.8 us, b4
+// hq8 hkv1 s4549 bf16 878.5 / 889.8, b1 hq24 hkv3 s5070 fp16 886.3 / 899.6, b1 hq24 hkv6 s4213 bf16 556.3 /
+// 557.3), as the rows' fixed cost per tile that tma_half hides weighs less against 80-key blocks' fewer
+// iterations; at 3112-4096 keys the two are level (-0.7% to +0.5%), below it tma_half leads (1.3-3.0% at
+// 1775-2415 keys).
+bool d256_long_range(const Problem& p) { return mean_keys_per_tile(p) > 4096; }
+
 std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limits) {
   if (limits.compute_capability != 90 || p.sq < 128) return std::nullopt;
   Config c = default_config();
   c.set("mma", kWgmma);
   c.set("block_m", p.d == 64 ? 192 : 128);
-  // d=256: 64-key blocks with tma_half's output tile (the d=256 rule below); the accumulators of O take 128 of
-  // the consumers' registers.
-  c.set("block_n", p.d == 256 ? 64 : p.d == 128 && !p.causal ? 176 : 128);
+  // d=256: 80-key blocks, the widest of which two slots fit beside a 128-row Q tile (64 KiB, and 40 KiB per
+  // K or V block), as FlashAttention-3 runs that head dim, over long ranges; 64 with tma_half's output tile up
+  // to them (the d=256 rule below). The accumulators of O take 128 of the consumers' registers.
+  c.set("block_n", p.d == 256 ? 80 : p.d == 128 && !p.causal ? 176 : 128);
   c.set("stages", 2);
   c.set("overlap", 1);
   c.set("pingpong", 1);
@@ -422,11 +446,11 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
       c = conform(c);
     }
   }
-  // d=256: 128x64 tiles, each next tile drawn from the atomic counter (the longest causal tiles first), the
-  // rows out through tma_half's output tile of two column blocks (32 KiB: the whole 64 KiB one does not fit
+  // d=256 up to long ranges (d256_long_range, above): 128x64 tiles, each next tile drawn from the atomic
+  // counter (the longest causal tiles first), the rows out through tma_half's output tile of two column blocks (32 KiB: the whole 64 KiB one does not fit
   // beside 128 rows of Q and two 64-key slots), so that the Q buffer frees after a tile's last Q.K^T and the
   // next tile's Q loads under its epilogue. With the rows through the Q buffer instead, that config had led
-  // FlashAttention-3's 128x80 grid only over short ranges (d256_short_range below; probe/call77-79); with
+  // FlashAttention-3's 128x80 grid only over short ranges (d256_short_range, above; probe/call77-79); with
   // tma_half, on the H100, median us of two rounds against the previous default / cuDNN: over short ranges
   // 6.5-20% faster on ten shapes, 1.055-1.103x cuDNN against 0.861-1.030x (probe/call90: causal b8 hq24 hkv3
   // s348 58.8 -> 47.2 / 50.6, b16 hq24 hkv6 s766 268.5 -> 232.4 / 254.0, b8 hq16 s1024 157.8 -> 141.9 /
@@ -434,10 +458,11 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // cuDNN against 0.949-1.038x); over longer ranges, against the 128x80 grid, 1.9-4.9% faster on five of eight
   // (call91: b4 hq16 s4096 1518.5 -> 1443.7 / 1567.3, causal 827.1 -> 807.1 / 881.2, b2 hq16 hkv8 s3000
   // causal bf16 256.7 -> 246.9 / 276.9), level on two, 0.7% slower on b1 hq16 hkv8 s8192 causal bf16 (757.3
-  // -> 762.2 / 859.0), and on three grids just past one wave 1.6-9.3% faster (call92). (The 80-key blocks do
-  // not fit the dynamic scheduler's registers with overlap: 12-16 bytes spilled; nor tma_half beside them.)
-  // Small grids keep a plain grid (finish_wgmma_heuristic). NOTES.md v17-v18.
-  if (p.d == 256) {
+  // -> 762.2 / 859.0), and on three grids just past one wave 1.6-9.3% faster (call92). Past 4096 keys the
+  // 128x80 grid stays (call97). (The 80-key blocks do not fit the dynamic scheduler's registers with overlap:
+  // 12-16 bytes spilled; nor tma_half beside them.) Small grids keep a plain grid (finish_wgmma_heuristic).
+  // NOTES.md v17-v18.
+  if (p.d == 256 && !d256_long_range(p)) {
     c.set("block_n", 64);
     c.set("scheduler", kDynamicScheduler);
     c.set("o_store", 2);
@@ -446,22 +471,6 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   if (p.d != 64) return WgmmaSides{c, std::nullopt};
   if (short_range) return WgmmaSides{c, short_range_other.value_or(long_range)};
   return WgmmaSides{long_range, c};
-}
-
-// d=256 over short K/V ranges: a tile's queries see at most 1024 keys on average causal, 768 non-causal. There
-// the prologue, the first K/V blocks and a 64 KiB epilogue per tile weigh more, and 64-key blocks led 80-key
-// ones (median us of two rounds, 128x80 grid / 128x64 dynamic with the rows through the Q buffer / cuDNN,
-// probe/call78, call77 for s1024: causal b8 hq16 s1024 163.1 / 157.5 / 154.6, b16 hq8 s512 66.5 / 63.8 /
-// 59.5, b32 hq8 hkv4 s768 196.9 / 187.8 / 177.8, b2 hq32 hkv16 s1536 bf16 158.7 / 154.9 / 157.5, b4 hq16
-// s2048 bf16 247.6 / 244.6 / 252.0, b1 hq16 hkv8 s2048 87.4 / 86.6 / 94.7; non-causal b16 hq8 s512 79.4 / 74.5
-// / 74.1, b8 hq16 s768 bf16 139.5 / 137.1 / 139.0, b4 hq8 hkv2 s1024 60.0 / 60.4 / 61.5; longer ranges the
-// other way, call77: b4 hq16 s4096 1467.7 / 1496.3, b1 hq16 hkv8 s8192 causal bf16 768.8 / 779.0). Held out
-// (call79) the bound picked the faster side on seven of eight shapes; the miss (non-causal b6 hq12 s900,
-// 131.0 / 132.9) moved the non-causal bound to 768 keys. Since tma_half (call90-92) only small grids, which
-// run one tile per CTA, still choose by it.
-bool d256_short_range(const Problem& p) {
-  const double mean_keys = p.causal ? p.skv - p.sq / 2.0 : p.skv;
-  return mean_keys <= (p.causal ? 1024 : 768);
 }
 
 // The rules every wgmma default passes through last: a grid that leaves SMs idle, validity, and split-KV.
