@@ -488,6 +488,18 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(c.at("pingpong"), 1) << text;
     EXPECT_EQ(c.at("splits"), 1) << text;
   }
+  // Non-causal d=128 grids just past one wave take one wave of 192-row tiles of 64-key blocks; causal ones,
+  // a grid of exactly the SMs, and two waves of 192-row tiles keep the default.
+  for (const char* text : {"b=1,hq=36,hkv=4,sq=512,d=128", "b=3,hq=16,hkv=4,sq=384,d=128,dtype=bf16"}) {
+    const Config c = heuristic_config(Problem::parse(text), h100);
+    EXPECT_EQ(c.at("block_m"), 192) << text;
+    EXPECT_EQ(c.at("block_n"), 64) << text;
+    EXPECT_EQ(c.at("scheduler"), kGridScheduler) << text;
+    EXPECT_EQ(c.at("splits"), 1) << text;
+  }
+  for (const char* text : {"b=1,hq=40,hkv=8,sq=512,d=128,causal=1", "b=1,hq=33,sq=512,d=128", "b=1,hq=48,hkv=8,sq=400,d=128"}) {
+    EXPECT_EQ(heuristic_config(Problem::parse(text), h100).at("block_m"), 128) << text;
+  }
   for (const Config& other : heuristic_alternatives(Problem::parse("b=1,hq=8,sq=512,d=64"), h100)) {
     EXPECT_EQ(other.at("min_ctas"), 1);
     EXPECT_EQ(other.at("scheduler"), kGridScheduler);

@@ -505,6 +505,29 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
     }
     c = conform(c);
   }
+  // Non-causal d=128 grids just past one wave (128-row tiles more than the SMs, 192-row ones no more): one
+  // wave of 192-row tiles (three consumer warpgroups, 64-key blocks, the widest that do not spill at d=128,
+  // both overlaps and pingpong) instead of the busiest SMs running two 128-row tiles. On the H100, median us
+  // of two rounds, default / 192x64 grid / cuDNN (probe/call98): b1 hq36 hkv4 s512 fp16 24.20 / 18.71 / 21.82,
+  // b1 hq32 hkv8 s600 bf16 24.56 / 20.94 / 27.15, b3 hq16 hkv4 s384 fp16 16.98 / 12.31 / 16.68, b1 hq24 s900
+  // bf16 31.51 / 27.09 / 36.94. Causal shapes of that class were level or 1% slower with it (b2 hq12 s800
+  // fp16 23.14 / 23.30, b1 hq40 hkv8 s512 bf16 14.36 / 14.51) and keep theirs.
+  Config rows192 = c;
+  rows192.set("block_m", 192);
+  if (p.d == 128 && !p.causal && c.at("block_m") == 128 && unsplit_ctas(c, p) > limits.sm_count &&
+      unsplit_ctas(rows192, p) <= limits.sm_count) {
+    rows192.set("block_n", 64);
+    rows192.set("stages", 2);
+    rows192.set("overlap", 1);
+    rows192.set("pingpong", 1);
+    rows192.set("producer_regs", 24);
+    rows192.set("scheduler", kGridScheduler);
+    rows192.set("q_buffers", 1);
+    rows192.set("o_store", 0);
+    rows192.set("min_ctas", 1);
+    rows192 = conform(rows192);
+    if (!invalid_reason(rows192, p, limits) && !excluded_by_default(rows192, p, limits)) return rows192;
+  }
   if (invalid_reason(c, p, limits) || excluded_by_default(c, p, limits)) return std::nullopt;
   // Measured unsplit (call56; at d=128 and d=256 call85, a small grid); split-KV there is not measured.
   if (halves_crowd && (p.d == 64 || small_grid)) return c;
