@@ -659,26 +659,22 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
       {"b=1,hq=12,hkv=3,sq=1169,skv=1169,d=256,causal=1,dtype=bf16", "default"},
       {"b=3,hq=5,sq=1000,skv=1000,d=256,causal=0,dtype=fp16", "default"},
   };
-  for (const CheckedCase& c : small_grids) {
-    const Problem p = Problem::parse(c.problem);
-    const Config config = attention::heuristic_config(p, limits);
-    EXPECT_EQ(config.at("block_m"), 128) << c.problem;
-    EXPECT_LE(attention::unsplit_ctas(config, p), limits.sm_count) << c.problem;
-  }
-  expect_cases_match_reference(f, small_grids, 47);
+  // Defaults of one wave at most: their rows per tile, then every case against the reference.
+  const auto one_wave_defaults = [&](const std::vector<CheckedCase>& cases, int block_m, std::uint64_t seed) {
+    for (const CheckedCase& c : cases) {
+      const Problem p = Problem::parse(c.problem);
+      const Config config = attention::heuristic_config(p, limits);
+      EXPECT_EQ(config.at("block_m"), block_m) << c.problem;
+      EXPECT_LE(attention::unsplit_ctas(config, p), limits.sm_count) << c.problem;
+    }
+    expect_cases_match_reference(f, cases, seed);
+  };
+  one_wave_defaults(small_grids, 128, 47);
   // Non-causal d=128 grids just past one wave (128-row tiles more than the SMs, 192-row ones no more): one
   // wave of 192-row tiles of 64-key blocks; GQA with query tails, and sq < skv.
-  const std::vector<CheckedCase> wave_grids = {
-      {"b=1,hq=36,hkv=4,sq=500,skv=500,d=128,causal=0,dtype=bf16", "default"},
-      {"b=2,hq=16,hkv=4,sq=520,skv=1501,d=128,causal=0,dtype=fp16", "default"},
-  };
-  for (const CheckedCase& c : wave_grids) {
-    const Problem p = Problem::parse(c.problem);
-    const Config config = attention::heuristic_config(p, limits);
-    EXPECT_EQ(config.at("block_m"), 192) << c.problem;
-    EXPECT_LE(attention::unsplit_ctas(config, p), limits.sm_count) << c.problem;
-  }
-  expect_cases_match_reference(f, wave_grids, 53);
+  one_wave_defaults({{"b=1,hq=36,hkv=4,sq=500,skv=500,d=128,causal=0,dtype=bf16", "default"},
+                     {"b=2,hq=16,hkv=4,sq=520,skv=1501,d=128,causal=0,dtype=fp16", "default"}},
+                    192, 53);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's
   // buffers.
   const Problem p = Problem::parse("b=1,hq=8,hkv=2,sq=200,skv=700,d=128,causal=1,dtype=bf16");
