@@ -113,10 +113,10 @@ const std::vector<Parameter>& parameters() {
        {0, 1, 2},
        {"threads", "tma", "tma_half"},
        "wgmma: how the output rows leave: through the Q buffer in 16-byte stores by every consumer thread "
-       "(threads), or through an output tile of their own (block_m x d more shared memory) by one TMA store per "
-       "consumer warpgroup that completes under the next tile, the Q buffer freed after the last Q.K^T (tma), "
-       "or as tma through an output tile of half the head dim's 64-column blocks that the rows pass through one "
-       "column block at a time (tma_half: d >= 128, half the shared memory)"},
+       "(threads), or through an output tile of their own (block_m x d more shared memory) by one TMA store "
+       "per consumer warpgroup that completes under the next tile, the Q buffer freed after the last Q.K^T "
+       "(tma), or as tma through an output tile of half the head dim's 64-column blocks that the rows pass "
+       "through one column block at a time (tma_half: d >= 128, half the shared memory)"},
       {"rescale",
        {0, 1},
        {"every", "lazy"},
@@ -185,15 +185,15 @@ long long persistent_ctas(const Config& c, const DeviceLimits& limits);
 // The keys a tile's queries see on average: all of them, or causal about half the queries' own range fewer.
 double mean_keys_per_tile(const Problem& p) { return p.causal ? p.skv - p.sq / 2.0 : p.skv; }
 
-// d=256 over short K/V ranges: a tile's queries see at most 1024 keys on average causal, 768 non-causal. There
-// the prologue, the first K/V blocks and a 64 KiB epilogue per tile weigh more, and 64-key blocks led 80-key
-// ones (median us of two rounds, 128x80 grid / 128x64 dynamic with the rows through the Q buffer / cuDNN,
-// probe/call78, call77 for s1024: causal b8 hq16 s1024 163.1 / 157.5 / 154.6, b16 hq8 s512 66.5 / 63.8 /
-// 59.5, b32 hq8 hkv4 s768 196.9 / 187.8 / 177.8, b2 hq32 hkv16 s1536 bf16 158.7 / 154.9 / 157.5, b4 hq16
-// s2048 bf16 247.6 / 244.6 / 252.0, b1 hq16 hkv8 s2048 87.4 / 86.6 / 94.7; non-causal b16 hq8 s512 79.4 / 74.5
-// / 74.1, b8 hq16 s768 bf16 139.5 / 137.1 / 139.0, b4 hq8 hkv2 s1024 60.0 / 60.4 / 61.5; longer ranges the
-// other way, call77: b4 hq16 s4096 1467.7 / 1496.3, b1 hq16 hkv8 s8192 causal bf16 768.8 / 779.0). Held out
-// (call79) the bound picked the faster side on seven of eight shapes; the miss (non-causal b6 hq12 s900,
+// d=256 over short K/V ranges: a tile's queries see at most 1024 keys on average causal, 768 non-causal.
+// There the prologue, the first K/V blocks and a 64 KiB epilogue per tile weigh more, and 64-key blocks led
+// 80-key ones (median us of two rounds, 128x80 grid / 128x64 dynamic with the rows through the Q buffer /
+// cuDNN, probe/call78, call77 for s1024: causal b8 hq16 s1024 163.1 / 157.5 / 154.6, b16 hq8 s512 66.5 / 63.8
+// / 59.5, b32 hq8 hkv4 s768 196.9 / 187.8 / 177.8, b2 hq32 hkv16 s1536 bf16 158.7 / 154.9 / 157.5, b4 hq16
+// s2048 bf16 247.6 / 244.6 / 252.0, b1 hq16 hkv8 s2048 87.4 / 86.6 / 94.7; non-causal b16 hq8 s512 79.4
+// / 74.5 / 74.1, b8 hq16 s768 bf16 139.5 / 137.1 / 139.0, b4 hq8 hkv2 s1024 60.0 / 60.4 / 61.5; longer ranges
+// the other way, call77: b4 hq16 s4096 1467.7 / 1496.3, b1 hq16 hkv8 s8192 causal bf16 768.8 / 779.0). Held
+// out (call79) the bound picked the faster side on seven of eight shapes; the miss (non-causal b6 hq12 s900,
 // 131.0 / 132.9) moved the non-causal bound to 768 keys. Since tma_half (call90-92) only small grids, which
 // run one tile per CTA, still choose by it.
 bool d256_short_range(const Problem& p) { return mean_keys_per_tile(p) <= (p.causal ? 1024 : 768); }
@@ -211,8 +211,8 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   c.set("mma", kWgmma);
   c.set("block_m", p.d == 64 ? 192 : 128);
   // d=256: 80-key blocks, the widest of which two slots fit beside a 128-row Q tile (64 KiB, and 40 KiB per
-  // K or V block), as FlashAttention-3 runs that head dim, over long ranges; 64 with tma_half's output tile up
-  // to them (the d=256 rule below). The accumulators of O take 128 of the consumers' registers.
+  // K or V block), as FlashAttention-3 runs that head dim, over long ranges; 64 with tma_half's output tile
+  // up to them (the d=256 rule below). The accumulators of O take 128 of the consumers' registers.
   c.set("block_n", p.d == 256 ? 80 : p.d == 128 && !p.causal ? 176 : 128);
   c.set("stages", 2);
   c.set("overlap", 1);
@@ -447,21 +447,21 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     }
   }
   // d=256 up to long ranges (d256_long_range, above): 128x64 tiles, each next tile drawn from the atomic
-  // counter (the longest causal tiles first), the rows out through tma_half's output tile of two column blocks (32 KiB: the whole 64 KiB one does not fit
-  // beside 128 rows of Q and two 64-key slots), so that the Q buffer frees after a tile's last Q.K^T and the
-  // next tile's Q loads under its epilogue. With the rows through the Q buffer instead, that config had led
-  // FlashAttention-3's 128x80 grid only over short ranges (d256_short_range, above; probe/call77-79); with
-  // tma_half, on the H100, median us of two rounds against the previous default / cuDNN: over short ranges
-  // 6.5-20% faster on ten shapes, 1.055-1.103x cuDNN against 0.861-1.030x (probe/call90: causal b8 hq24 hkv3
-  // s348 58.8 -> 47.2 / 50.6, b16 hq24 hkv6 s766 268.5 -> 232.4 / 254.0, b8 hq16 s1024 157.8 -> 141.9 /
-  // 154.9; non-causal b16 hq8 s512 74.5 -> 67.8 / 73.7) and 8-14% on six held out (call91: 1.037-1.162x
-  // cuDNN against 0.949-1.038x); over longer ranges, against the 128x80 grid, 1.9-4.9% faster on five of eight
-  // (call91: b4 hq16 s4096 1518.5 -> 1443.7 / 1567.3, causal 827.1 -> 807.1 / 881.2, b2 hq16 hkv8 s3000
-  // causal bf16 256.7 -> 246.9 / 276.9), level on two, 0.7% slower on b1 hq16 hkv8 s8192 causal bf16 (757.3
-  // -> 762.2 / 859.0), and on three grids just past one wave 1.6-9.3% faster (call92). Past 4096 keys the
-  // 128x80 grid stays (call97). (The 80-key blocks do not fit the dynamic scheduler's registers with overlap:
-  // 12-16 bytes spilled; nor tma_half beside them.) Small grids keep a plain grid (finish_wgmma_heuristic).
-  // NOTES.md v17-v18.
+  // counter (the longest causal tiles first), the rows out through tma_half's output tile of two column
+  // blocks (32 KiB: the whole 64 KiB one does not fit beside 128 rows of Q and two 64-key slots), so that the
+  // Q buffer frees after a tile's last Q.K^T and the next tile's Q loads under its epilogue. With the rows
+  // through the Q buffer instead, that config had led FlashAttention-3's 128x80 grid only over short ranges
+  // (d256_short_range, above; probe/call77-79); with tma_half, on the H100, median us of two rounds against
+  // the previous default / cuDNN: over short ranges 6.5-20% faster on ten shapes, 1.055-1.103x cuDNN against
+  // 0.861-1.030x (probe/call90: causal b8 hq24 hkv3 s348 58.8 -> 47.2 / 50.6, b16 hq24 hkv6 s766 268.5 ->
+  // 232.4 / 254.0, b8 hq16 s1024 157.8 -> 141.9 / 154.9; non-causal b16 hq8 s512 74.5 -> 67.8 / 73.7) and
+  // 8-14% on six held out (call91: 1.037-1.162x cuDNN against 0.949-1.038x); over longer ranges, against the
+  // 128x80 grid, 1.9-4.9% faster on five of eight (call91: b4 hq16 s4096 1518.5 -> 1443.7 / 1567.3, causal
+  // 827.1 -> 807.1 / 881.2, b2 hq16 hkv8 s3000 causal bf16 256.7 -> 246.9 / 276.9), level on two, 0.7% slower
+  // on b1 hq16 hkv8 s8192 causal bf16 (757.3 -> 762.2 / 859.0), and on three grids just past one wave
+  // 1.6-9.3% faster (call92). Past 4096 keys the 128x80 grid stays (call97). (The 80-key blocks do not fit
+  // the dynamic scheduler's registers with overlap: 12-16 bytes spilled; nor tma_half beside them.) Small
+  // grids keep a plain grid (finish_wgmma_heuristic). NOTES.md v17-v18.
   if (p.d == 256 && !d256_long_range(p)) {
     c.set("block_n", 64);
     c.set("scheduler", kDynamicScheduler);
@@ -491,9 +491,10 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
     c.set("o_store", 0);
     c.set("min_ctas", 1);
     if (halves_crowd) {
-      // d=128 and d=256: the 128-row tiles, both overlaps and pingpong, as measured. At d=256 FlashAttention-3's
-      // 80-key blocks beyond short ranges: against 64-key blocks on such grids 1.1-2.5% faster on three of
-      // four long-range shapes, 1.0% slower on one (probe/call92: b2 hq2 s4000 bf16 89.8 us against 91.2).
+      // d=128 and d=256: the 128-row tiles, both overlaps and pingpong, as measured. At d=256
+      // FlashAttention-3's 80-key blocks beyond short ranges: against 64-key blocks on such grids 1.1-2.5%
+      // faster on three of four long-range shapes, 1.0% slower on one (probe/call92: b2 hq2 s4000 bf16 89.8
+      // us against 91.2).
       c.set("pingpong", 1);
       if (p.d == 256) c.set("block_n", d256_short_range(p) ? 64 : 80);
     } else {
@@ -507,11 +508,12 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
   }
   // Non-causal d=128 grids just past one wave (128-row tiles more than the SMs, 192-row ones no more): one
   // wave of 192-row tiles (three consumer warpgroups, 64-key blocks, the widest that do not spill at d=128,
-  // both overlaps and pingpong) instead of the busiest SMs running two 128-row tiles. On the H100, median us
-  // of two rounds, default / 192x64 grid / cuDNN (probe/call98): b1 hq36 hkv4 s512 fp16 24.20 / 18.71 / 21.82,
-  // b1 hq32 hkv8 s600 bf16 24.56 / 20.94 / 27.15, b3 hq16 hkv4 s384 fp16 16.98 / 12.31 / 16.68, b1 hq24 s900
-  // bf16 31.51 / 27.09 / 36.94. Causal shapes of that class were level or 1% slower with it (b2 hq12 s800
-  // fp16 23.14 / 23.30, b1 hq40 hkv8 s512 bf16 14.36 / 14.51) and keep theirs.
+  // both overlaps and pingpong) instead of the busiest SMs running two 128-row tiles. On the H100, median
+  // us of two rounds, default / 192x64 grid / cuDNN (probe/call98): b1 hq36 hkv4 s512 fp16 24.20 / 18.71 /
+  // 21.82, b1 hq32 hkv8 s600 bf16 24.56 / 20.94 / 27.15, b3 hq16 hkv4 s384 fp16 16.98 / 12.31 / 16.68, b1
+  // hq24 s900 bf16 31.51 / 27.09 / 36.94; held out (call99) 13-33% faster on eight more, 1.207-1.547x cuDNN.
+  // Causal shapes of that class were level or 1% slower with it (b2 hq12 s800 fp16 23.14 / 23.30, b1 hq40
+  // hkv8 s512 bf16 14.36 / 14.51) and keep theirs.
   Config rows192 = c;
   rows192.set("block_m", 192);
   if (p.d == 128 && !p.causal && c.at("block_m") == 128 && unsplit_ctas(c, p) > limits.sm_count &&
@@ -797,7 +799,8 @@ std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& 
                        p.group());
   }
   if (c.at("o_store") == 2 && p.d % 128 != 0) {
-    return fmt::format("o_store=tma_half holds half the head dim's 64-column blocks: d={} has {}", p.d, p.d / 64);
+    return fmt::format("o_store=tma_half holds half the head dim's 64-column blocks: d={} has {}", p.d,
+                       p.d / 64);
   }
   if (c.at("q_buffers") == 2 && c.at("scheduler") != kPersistentScheduler && c.at("scheduler") != kDynamicScheduler) {
     return "q_buffers=2 loads the next tile's Q early: scheduler=persistent or dynamic (grid: one tile per CTA; "
