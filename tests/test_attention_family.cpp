@@ -460,13 +460,17 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
            {"b=1,hq=8,sq=8925,d=256,causal=1,dtype=bf16", 128, 80, kGridScheduler, 0},
            {"b=1,hq=24,hkv=3,sq=5070,d=256", 128, 80, kGridScheduler, 0},
            // small grids of 128-row tiles at d=256: a plain grid, 80-key blocks beyond short ranges (mean keys
-           // per tile above 1024 causal, 768 not) and 64-key ones within them
+           // per tile above 1024 causal, 768 not) and 64-key ones within them, the rows out by TMA store from
+           // an output tile where one fits (call101: tma_half beside 64-key slots, none beside 80-key ones)
            {"b=1,hq=4,sq=4096,d=256", 128, 80, kGridScheduler, 0},
            {"b=1,hq=5,sq=3000,d=256,causal=1", 128, 80, kGridScheduler, 0},
-           {"b=1,hq=12,hkv=3,sq=1169,d=256,causal=1", 128, 64, kGridScheduler, 0},
+           {"b=1,hq=12,hkv=3,sq=1169,d=256,causal=1", 128, 64, kGridScheduler, 2},
+           // small grids of 128-row tiles at d=128: the whole output tile
+           {"b=1,hq=32,hkv=8,sq=512,d=128,dtype=bf16", 128, 160, kGridScheduler, 1},
+           {"b=2,hq=12,hkv=4,sq=640,d=128,causal=1", 128, 128, kGridScheduler, 1},
            // non-causal d=128 grids just past one wave: one wave of 192-row tiles of 64-key blocks (call98-99)
-           {"b=1,hq=36,hkv=4,sq=512,d=128", 192, 64, kGridScheduler, 0},
-           {"b=3,hq=16,hkv=4,sq=384,d=128,dtype=bf16", 192, 64, kGridScheduler, 0},
+           {"b=1,hq=36,hkv=4,sq=512,d=128", 192, 64, kGridScheduler, 1},
+           {"b=3,hq=16,hkv=4,sq=384,d=128,dtype=bf16", 192, 64, kGridScheduler, 1},
        }) {
     const Config c = heuristic_config(Problem::parse(e.problem), h100);
     EXPECT_EQ(c.at("mma"), kWgmma) << e.problem;
