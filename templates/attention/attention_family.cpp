@@ -198,7 +198,7 @@ double mean_keys_per_tile(const Problem& p) { return p.causal ? p.skv - p.sq / 2
 // run one tile per CTA, still choose by it.
 bool d256_short_range(const Problem& p) { return mean_keys_per_tile(p) <= (p.causal ? 1024 : 768); }
 // d=256 over long K/V ranges, more than 4096 keys on average: there the 128x80 grid leads tma_half's 128x64
-// dynamic config by 0.2-1.5% (probe/call97, one call, 3 rounds: b1 hq8 s8925 causal bf16 485.2 / 492.8 us, b4
+// dynamic config by 0.2-1.6% (probe/call97, one call, 3 rounds: b1 hq8 s8925 causal bf16 485.2 / 492.8 us, b4
 // hq8 hkv1 s4549 bf16 878.5 / 889.8, b1 hq24 hkv3 s5070 fp16 886.3 / 899.6, b1 hq24 hkv6 s4213 bf16 556.3 /
 // 557.3), as the rows' fixed cost per tile that tma_half hides weighs less against 80-key blocks' fewer
 // iterations; at 3112-4096 keys the two are level (-0.7% to +0.5%), below it tma_half leads (1.3-3.0% at
@@ -452,14 +452,14 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // Q buffer frees after a tile's last Q.K^T and the next tile's Q loads under its epilogue. With the rows
   // through the Q buffer instead, that config had led FlashAttention-3's 128x80 grid only over short ranges
   // (d256_short_range, above; probe/call77-79); with tma_half, on the H100, median us of two rounds against
-  // the previous default / cuDNN: over short ranges 6.5-20% faster on ten shapes, 1.055-1.103x cuDNN against
+  // the previous default / cuDNN: over short ranges 6-25% faster on ten shapes, 1.055-1.103x cuDNN against
   // 0.861-1.030x (probe/call90: causal b8 hq24 hkv3 s348 58.8 -> 47.2 / 50.6, b16 hq24 hkv6 s766 268.5 ->
   // 232.4 / 254.0, b8 hq16 s1024 157.8 -> 141.9 / 154.9; non-causal b16 hq8 s512 74.5 -> 67.8 / 73.7) and
-  // 8-14% on six held out (call91: 1.037-1.162x cuDNN against 0.949-1.038x); over longer ranges, against the
-  // 128x80 grid, 1.9-4.9% faster on five of eight (call91: b4 hq16 s4096 1518.5 -> 1443.7 / 1567.3, causal
+  // 9-17% on six held out (call91: 1.037-1.162x cuDNN against 0.949-1.038x); over longer ranges, against the
+  // 128x80 grid, 1.9-5.2% faster on five of eight (call91: b4 hq16 s4096 1518.5 -> 1443.7 / 1567.3, causal
   // 827.1 -> 807.1 / 881.2, b2 hq16 hkv8 s3000 causal bf16 256.7 -> 246.9 / 276.9), level on two, 0.7% slower
   // on b1 hq16 hkv8 s8192 causal bf16 (757.3 -> 762.2 / 859.0), and on three grids just past one wave
-  // 1.6-9.3% faster (call92). Past 4096 keys the 128x80 grid stays (call97). (The 80-key blocks do not fit
+  // 1.7-10.2% faster (call92). Past 4096 keys the 128x80 grid stays (call97). (The 80-key blocks do not fit
   // the dynamic scheduler's registers with overlap: 12-16 bytes spilled; nor tma_half beside them.) Small
   // grids keep a plain grid (finish_wgmma_heuristic). NOTES.md v17-v18.
   if (p.d == 256 && !d256_long_range(p)) {
@@ -508,7 +508,7 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
     c.set("min_ctas", 1);
     if (halves_crowd) {
       // d=128 and d=256: the 128-row tiles, both overlaps and pingpong, as measured. At d=256
-      // FlashAttention-3's 80-key blocks beyond short ranges: against 64-key blocks on such grids 1.1-2.5%
+      // FlashAttention-3's 80-key blocks beyond short ranges: against 64-key blocks on such grids 1.1-2.2%
       // faster on three of four long-range shapes, 1.0% slower on one (probe/call92: b2 hq2 s4000 bf16 89.8
       // us against 91.2).
       c.set("pingpong", 1);
@@ -529,7 +529,7 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
   // both overlaps and pingpong) instead of the busiest SMs running two 128-row tiles. On the H100, median
   // us of two rounds, default / 192x64 grid / cuDNN (probe/call98): b1 hq36 hkv4 s512 fp16 24.20 / 18.71 /
   // 21.82, b1 hq32 hkv8 s600 bf16 24.56 / 20.94 / 27.15, b3 hq16 hkv4 s384 fp16 16.98 / 12.31 / 16.68, b1
-  // hq24 s900 bf16 31.51 / 27.09 / 36.94; held out (call99) 13-33% faster on eight more, 1.207-1.547x cuDNN.
+  // hq24 s900 bf16 31.51 / 27.09 / 36.94; held out (call99) 15-33% faster on eight more, 1.207-1.547x cuDNN.
   // Causal shapes of that class were level or 1% slower with it (b2 hq12 s800 fp16 23.14 / 23.30, b1 hq40
   // hkv8 s512 bf16 14.36 / 14.51) and keep theirs.
   Config rows192 = c;
