@@ -675,6 +675,11 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
   one_wave_defaults({{"b=1,hq=36,hkv=4,sq=500,skv=500,d=128,causal=0,dtype=bf16", "default"},
                      {"b=2,hq=16,hkv=4,sq=520,skv=1501,d=128,causal=0,dtype=fp16", "default"}},
                     192, 53);
+  // Small grids whose 64-row tiles are no more than the SMs: one CTA of 64 rows per tile, three slots, the
+  // rows out by TMA store from an output tile (d=64 causal with a query tail, d=128 GQA with sq < skv).
+  one_wave_defaults({{"b=1,hq=8,sq=500,skv=500,d=64,causal=1,dtype=bf16", "default"},
+                     {"b=1,hq=8,hkv=2,sq=450,skv=900,d=128,causal=0,dtype=fp16", "default"}},
+                    64, 59);
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's
   // buffers.
   const Problem p = Problem::parse("b=1,hq=8,hkv=2,sq=200,skv=700,d=128,causal=1,dtype=bf16");
