@@ -506,7 +506,6 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
     // Fewer tiles than SMs: nothing for a persistent CTA to walk, so a plain grid.
     c.set("scheduler", kGridScheduler);
     c.set("q_buffers", 1);
-    c.set("o_store", 0);
     c.set("min_ctas", 1);
     if (halves_crowd) {
       // d=128 and d=256: the 128-row tiles, both overlaps and pingpong, as measured. At d=256
@@ -515,17 +514,16 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
       // us against 91.2).
       c.set("pingpong", 1);
       if (p.d == 256) c.set("block_n", d256_short_range(p) ? 64 : 80);
-      c = conform(c);
-      c = with_tma_store(c, p, limits);
     } else {
       c.set("block_m", 64);
       c.set("block_n", p.d == 256 ? 64 : 128);  // d=256: three 128-key slots would not fit beside Q
       c.set("stages", 3);
       c.set("pingpong", 0);
       c.set("producer_regs", 0);
-      c = with_tma_store(conform(c), p, limits);  // d=256: neither output tile fits beside three slots
     }
-    c = conform(c);
+    // The rows out by TMA store where an output tile fits (not beside the 80-key slots or, at d=256, the
+    // 64-row config's three).
+    c = with_tma_store(conform(c), p, limits);
   }
   // Non-causal d=128 grids just past one wave (128-row tiles more than the SMs, 192-row ones no more): one
   // wave of 192-row tiles (three consumer warpgroups, 64-key blocks, the widest that do not spill at d=128,
