@@ -181,6 +181,29 @@ struct WgmmaMainloop {
     sm90::mbarrier_init_fence();
   }
 
+  // The consumer warpgroups with rows in tile w: all, but in the last tile of a head whose rows fill only
+  // its first warpgroups (sq = 2560 in 192-row tiles: one, with 64 rows). The others read no K/V (their
+  // releases are the producer's) and take no pingpong turns, so the tile's GEMMs are only those of its rows.
+  // Causal only: there that tile is the one that sees the whole K/V range (one in 7 of the work at sq = 2560
+  // in 192-row tiles), and non-causal configs with pingpong sit at their register limit (b4 hq16 s4096 d128's
+  // default spilled 28 bytes with it), where the tile costs what every other one does.
+  __device__ __forceinline__ static int active_consumers(const Tile& w) {
+    if constexpr (Cfg::kConsumers == 1 || !Cfg::kCausal) {
+      return Cfg::kConsumers;
+    } else {
+      return min(Cfg::kConsumers, (w.rows - w.m0 + 63) / 64);
+    }
+  }
+
+  // This thread's warpgroup has rows in tile w (active_consumers).
+  __device__ __forceinline__ bool has_rows(const Tile& w) const {
+    if constexpr (Cfg::kConsumers == 1 || !Cfg::kCausal) {
+      return true;
+    } else {
+      return w.m0 + consumer * 64 < w.rows;
+    }
+  }
+
   // ---- producer (one thread)
   // Loads one work tile: its Q, then its K/V blocks through the rings. `ring` counts the blocks the rings
   // carried for the CTA's earlier tiles (slot and phase continue from there); `tile_number` counts those
@@ -190,6 +213,9 @@ struct WgmmaMainloop {
                                           int index) const {
     const AttentionParams& p = args.params;
     const int n_blocks = w.end - w.begin;
+    // The warps of consumer warpgroups without rows in this tile (active_consumers) read no slot: their
+    // releases are made here, with the load (counting toward the slot's use the load begins).
+    const int idle_warps = 4 * (Cfg::kConsumers - active_consumers(w));
     auto load = [&](T* slots, const TensorMapBytes* map, unsigned long long* full, unsigned long long* empty,
                     int j) {
       const int slot = ring + j, stage = slot % kStages;
@@ -204,6 +230,9 @@ struct WgmmaMainloop {
           sm90::tma_load_4d(slots + stage * kBlockN * D + c * kBlockN * 64, map, &full[stage], c * 64,
                             (w.begin + j) * kBlockN, w.kv_head, w.batch);
         }
+      }
+      if constexpr (Cfg::kCausal && Cfg::kConsumers > 1) {
+        if (idle_warps > 0) sm90::mbarrier_arrive_count(&empty[stage], idle_warps);
       }
     };
     // The first K block goes first: its slot is free while the previous tile's epilogue still holds Q.
@@ -308,12 +337,16 @@ struct WgmmaMainloop {
 
   // Pingpong turns: warpgroup c waits for its turn on named barrier 1 + c, and hands the turn to the next
   // when its GEMMs are issued. The last warpgroup's last hand-over would have no taker and is skipped.
-  __device__ __forceinline__ void turn_begin() const {
-    if constexpr (Cfg::kPingpong) sm90::named_barrier_sync(1 + consumer, 256);
-  }
-  __device__ __forceinline__ void turn_end(bool last) const {
+  // Turns are taken in tiles whose every warpgroup has rows (`taking`); in a head's last tile, where some
+  // have none (active_consumers), the others do not take turns.
+  __device__ __forceinline__ void turn_begin(bool taking) const {
     if constexpr (Cfg::kPingpong) {
-      if (!(last && consumer == Cfg::kConsumers - 1))
+      if (taking) sm90::named_barrier_sync(1 + consumer, 256);
+    }
+  }
+  __device__ __forceinline__ void turn_end(bool last, bool taking) const {
+    if constexpr (Cfg::kPingpong) {
+      if (taking && !(last && consumer == Cfg::kConsumers - 1))
         sm90::named_barrier_arrive(1 + (consumer + 1) % Cfg::kConsumers, 256);
     }
   }
@@ -347,12 +380,16 @@ struct WgmmaMainloop {
 
   // Q has landed in buffer `buffer` (q_full); `ring` as in produce().
   __device__ __forceinline__ void consume(const Tile& w, const AttentionParams& p, int ring, int buffer) {
+    const bool taking = active_consumers(w) == Cfg::kConsumers;  // pingpong turns (turn_begin)
     const int n_blocks = w.end - w.begin;
     if constexpr (Cfg::kPingpong) {
       // The first turn is warpgroup 0's: the last warpgroup hands it over as if it had just had one.
-      if (consumer == Cfg::kConsumers - 1 && n_blocks > 0) sm90::named_barrier_arrive(1, 256);
+      if (consumer == Cfg::kConsumers - 1 && taking && n_blocks > 0) sm90::named_barrier_arrive(1, 256);
     }
-    if (n_blocks == 0) {  // an empty chunk of a split: the epilogue writes an empty row
+    // An empty chunk of a split: the epilogue writes an empty row. A warpgroup without rows reads no block
+    // (the producer releases its slots), and its epilogue stores nothing (its TMA store lies past the
+    // tensor's end; threads store only rows that exist).
+    if (n_blocks == 0 || !has_rows(w)) {
       q_read(buffer, true);
       return;
     }
@@ -363,9 +400,9 @@ struct WgmmaMainloop {
     if constexpr (Cfg::kOverlap) {
       // Prologue: block 0's scores and softmax.
       sm90::mbarrier_wait(&k_full[ring % kStages], (ring / kStages) & 1);
-      turn_begin();
+      turn_begin(taking);
       issue_scores(s, ring % kStages, buffer);
-      turn_end(false);
+      turn_end(false, taking);
       sm90::wgmma_wait<0>();
       sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
       release(k_empty, ring % kStages);
@@ -375,12 +412,12 @@ struct WgmmaMainloop {
       for (int j = 1; j < n_blocks; ++j) {
         const int stage = (ring + j) % kStages, previous = (ring + j - 1) % kStages;
         sm90::mbarrier_wait(&k_full[stage], ((ring + j) / kStages) & 1);
-        turn_begin();
+        turn_begin(taking);
         issue_scores(s, stage, buffer);  // S(j), while P(j-1) is still held in pa
         if (j > 1) rescale_output(o, correction);  // before P(0).V(0), O is still zero
         sm90::mbarrier_wait(&v_full[previous], ((ring + j - 1) / kStages) & 1);
         issue_pv(pa, previous);
-        turn_end(false);
+        turn_end(false, taking);
         sm90::wgmma_wait<1>();  // S(j) is done; P(j-1).V(j-1) may still run
         sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
         release(k_empty, stage);
@@ -395,9 +432,9 @@ struct WgmmaMainloop {
       const int last = (ring + n_blocks - 1) % kStages;
       if (n_blocks > 1) rescale_output(o, correction);
       sm90::mbarrier_wait(&v_full[last], ((ring + n_blocks - 1) / kStages) & 1);
-      turn_begin();
+      turn_begin(taking);
       issue_pv(pa, last);
-      turn_end(true);
+      turn_end(true, taking);
       sm90::wgmma_wait<0>();
       sm90::hold_registers(reinterpret_cast<float(&)[D / 2]>(o));
       sm90::hold_registers(reinterpret_cast<unsigned(&)[kKeySteps * 4]>(pa));
@@ -407,9 +444,9 @@ struct WgmmaMainloop {
         const int stage = (ring + j) % kStages;
         const unsigned parity = ((ring + j) / kStages) & 1;
         sm90::mbarrier_wait(&k_full[stage], parity);
-        turn_begin();
+        turn_begin(taking);
         issue_scores(s, stage, buffer);
-        turn_end(false);
+        turn_end(false, taking);
         sm90::wgmma_wait<0>();
         sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
         release(k_empty, stage);
@@ -418,9 +455,9 @@ struct WgmmaMainloop {
         if (j > 0) rescale_output(o, correction);  // block 0's correction meets an O that is still zero
         to_a(pa, s);
         sm90::mbarrier_wait(&v_full[stage], parity);
-        turn_begin();
+        turn_begin(taking);
         issue_pv(pa, stage);
-        turn_end(j == n_blocks - 1);
+        turn_end(j == n_blocks - 1, taking);
         sm90::wgmma_wait<0>();
         sm90::hold_registers(reinterpret_cast<float(&)[D / 2]>(o));
         sm90::hold_registers(reinterpret_cast<unsigned(&)[kKeySteps * 4]>(pa));

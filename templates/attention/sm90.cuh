@@ -26,6 +26,10 @@ __device__ __forceinline__ void mbarrier_arrive_expect_bytes(unsigned long long*
 __device__ __forceinline__ void mbarrier_arrive(unsigned long long* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
 }
+// `count` arrivals at once.
+__device__ __forceinline__ void mbarrier_arrive_count(unsigned long long* bar, unsigned count) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
+}
 // Waits until the phase with this parity (0, 1, 0, ...) has completed. A barrier's "previous" phase
 // (parity 1 before the first completes) counts as completed, so a producer's first wait on an empty slot
 // passes at once.
