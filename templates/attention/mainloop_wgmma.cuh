@@ -183,7 +183,8 @@ struct WgmmaMainloop {
 
   // The consumer warpgroups with rows in tile w: all, but in the last tile of a head whose rows fill only
   // its first warpgroups (sq = 2560 in 192-row tiles: one, with 64 rows). The others read no K/V (their
-  // releases are the producer's) and take no pingpong turns, so the tile's GEMMs are only those of its rows.
+  // releases are the producer's) and only pass their pingpong turns on, so the tile's GEMMs are only those
+  // of its rows.
   // Causal only: there that tile is the one that sees the whole K/V range (one in 7 of the work at sq = 2560
   // in 192-row tiles), and non-causal configs with pingpong sit at their register limit (b4 hq16 s4096 d128's
   // default spilled 28 bytes with it), where the tile costs what every other one does.
@@ -337,17 +338,26 @@ struct WgmmaMainloop {
 
   // Pingpong turns: warpgroup c waits for its turn on named barrier 1 + c, and hands the turn to the next
   // when its GEMMs are issued. The last warpgroup's last hand-over would have no taker and is skipped.
-  // Turns are taken in tiles whose every warpgroup has rows (`taking`); in a head's last tile, where some
-  // have none (active_consumers), the others do not take turns.
-  __device__ __forceinline__ void turn_begin(bool taking) const {
+  // Pingpong turns: warpgroup c waits for its turn on named barrier 1 + c, and hands the turn to the next
+  // when its GEMMs are issued. The last warpgroup's last hand-over would have no taker and is skipped.
+  __device__ __forceinline__ void turn_begin() const {
+    if constexpr (Cfg::kPingpong) sm90::named_barrier_sync(1 + consumer, 256);
+  }
+  __device__ __forceinline__ void turn_end(bool last) const {
     if constexpr (Cfg::kPingpong) {
-      if (taking) sm90::named_barrier_sync(1 + consumer, 256);
+      if (!(last && consumer == Cfg::kConsumers - 1))
+        sm90::named_barrier_arrive(1 + (consumer + 1) % Cfg::kConsumers, 256);
     }
   }
-  __device__ __forceinline__ void turn_end(bool last, bool taking) const {
-    if constexpr (Cfg::kPingpong) {
-      if (taking && !(last && consumer == Cfg::kConsumers - 1))
-        sm90::named_barrier_arrive(1 + (consumer + 1) % Cfg::kConsumers, 256);
+  // A warpgroup without rows (has_rows) passes on the turns it would have taken over `n_blocks` blocks, as
+  // many as consume() takes: with overlap, block 0's Q.K^T, one per later block (its Q.K^T with the block
+  // before's P.V) and the last P.V; without, each block's Q.K^T and P.V. The warpgroups with rows take theirs
+  // as in any tile, so the turns' code in the mainloop is that of every tile.
+  __device__ __forceinline__ void pass_turns(int n_blocks) const {
+    const int turns = Cfg::kOverlap ? n_blocks + 1 : 2 * n_blocks;
+    for (int t = 0; t < turns; ++t) {
+      turn_begin();
+      turn_end(t == turns - 1);
     }
   }
 
@@ -380,16 +390,16 @@ struct WgmmaMainloop {
 
   // Q has landed in buffer `buffer` (q_full); `ring` as in produce().
   __device__ __forceinline__ void consume(const Tile& w, const AttentionParams& p, int ring, int buffer) {
-    const bool taking = active_consumers(w) == Cfg::kConsumers;  // pingpong turns (turn_begin)
     const int n_blocks = w.end - w.begin;
     if constexpr (Cfg::kPingpong) {
       // The first turn is warpgroup 0's: the last warpgroup hands it over as if it had just had one.
-      if (consumer == Cfg::kConsumers - 1 && taking && n_blocks > 0) sm90::named_barrier_arrive(1, 256);
+      if (consumer == Cfg::kConsumers - 1 && n_blocks > 0) sm90::named_barrier_arrive(1, 256);
     }
     // An empty chunk of a split: the epilogue writes an empty row. A warpgroup without rows reads no block
-    // (the producer releases its slots), and its epilogue stores nothing (its TMA store lies past the
-    // tensor's end; threads store only rows that exist).
+    // (the producer releases its slots) and passes its turns on; its epilogue stores nothing (its TMA store
+    // lies past the tensor's end; threads store only rows that exist).
     if (n_blocks == 0 || !has_rows(w)) {
+      if constexpr (Cfg::kPingpong) pass_turns(n_blocks);
       q_read(buffer, true);
       return;
     }
@@ -400,9 +410,9 @@ struct WgmmaMainloop {
     if constexpr (Cfg::kOverlap) {
       // Prologue: block 0's scores and softmax.
       sm90::mbarrier_wait(&k_full[ring % kStages], (ring / kStages) & 1);
-      turn_begin(taking);
+      turn_begin();
       issue_scores(s, ring % kStages, buffer);
-      turn_end(false, taking);
+      turn_end(false);
       sm90::wgmma_wait<0>();
       sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
       release(k_empty, ring % kStages);
@@ -412,12 +422,12 @@ struct WgmmaMainloop {
       for (int j = 1; j < n_blocks; ++j) {
         const int stage = (ring + j) % kStages, previous = (ring + j - 1) % kStages;
         sm90::mbarrier_wait(&k_full[stage], ((ring + j) / kStages) & 1);
-        turn_begin(taking);
+        turn_begin();
         issue_scores(s, stage, buffer);  // S(j), while P(j-1) is still held in pa
         if (j > 1) rescale_output(o, correction);  // before P(0).V(0), O is still zero
         sm90::mbarrier_wait(&v_full[previous], ((ring + j - 1) / kStages) & 1);
         issue_pv(pa, previous);
-        turn_end(false, taking);
+        turn_end(false);
         sm90::wgmma_wait<1>();  // S(j) is done; P(j-1).V(j-1) may still run
         sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
         release(k_empty, stage);
@@ -432,9 +442,9 @@ struct WgmmaMainloop {
       const int last = (ring + n_blocks - 1) % kStages;
       if (n_blocks > 1) rescale_output(o, correction);
       sm90::mbarrier_wait(&v_full[last], ((ring + n_blocks - 1) / kStages) & 1);
-      turn_begin(taking);
+      turn_begin();
       issue_pv(pa, last);
-      turn_end(true, taking);
+      turn_end(true);
       sm90::wgmma_wait<0>();
       sm90::hold_registers(reinterpret_cast<float(&)[D / 2]>(o));
       sm90::hold_registers(reinterpret_cast<unsigned(&)[kKeySteps * 4]>(pa));
@@ -444,9 +454,9 @@ struct WgmmaMainloop {
         const int stage = (ring + j) % kStages;
         const unsigned parity = ((ring + j) / kStages) & 1;
         sm90::mbarrier_wait(&k_full[stage], parity);
-        turn_begin(taking);
+        turn_begin();
         issue_scores(s, stage, buffer);
-        turn_end(false, taking);
+        turn_end(false);
         sm90::wgmma_wait<0>();
         sm90::hold_registers(reinterpret_cast<float(&)[kBlockN / 2]>(s));
         release(k_empty, stage);
@@ -455,9 +465,9 @@ struct WgmmaMainloop {
         if (j > 0) rescale_output(o, correction);  // block 0's correction meets an O that is still zero
         to_a(pa, s);
         sm90::mbarrier_wait(&v_full[stage], parity);
-        turn_begin(taking);
+        turn_begin();
         issue_pv(pa, stage);
-        turn_end(j == n_blocks - 1, taking);
+        turn_end(j == n_blocks - 1);
         sm90::wgmma_wait<0>();
         sm90::hold_registers(reinterpret_cast<float(&)[D / 2]>(o));
         sm90::hold_registers(reinterpret_cast<unsigned(&)[kKeySteps * 4]>(pa));
