@@ -647,7 +647,7 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
   };
   expect_cases_match_reference(f, cases, 31);
   // Causal tiles whose last warpgroups have no rows (a head's last tile): they read no K/V (the producer
-  // releases their slots) and take no pingpong turns. 192-row tiles with one and two warpgroups idle (640 and
+  // releases their slots) and pass their pingpong turns on. 192-row tiles with one and two warpgroups idle (640 and
   // 700 rows: 64 and 124 in the last tile), pingpong with and without overlap, the dynamic and persistent
   // schedulers and a plain grid, packed GQA (rows = queries x group: 160, 32 in the last 128-row tile), a
   // split whose chunks go to the workspace, stream_k, and tma_half at d=256; CTAs of the persistent
