@@ -77,7 +77,7 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
             "mma=scalar,block_m=64,block_n=128,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8,"
             "q_frags=smem,"
             "min_ctas=1,overlap=off,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off,pingpong=off,"
-            "producer_regs=none,scheduler=grid,q_buffers=1,o_store=threads,rescale=every");
+            "producer_regs=none,scheduler=grid,q_buffers=1,o_store=threads,rescale=every,skip_idle=off");
   EXPECT_EQ(parse_config(format(c)), c);
   EXPECT_EQ(Config::from_key(c.key()), c);
   // "default[,...]" for one problem and device: the problem-aware default, then the named changes, and
@@ -97,12 +97,12 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
   EXPECT_EQ(tall.at("block_n"), base.at("block_n"));
   EXPECT_EQ(parse_config_for("block_m=64", d64, h100), parse_config("block_m=64"));  // not the default
   EXPECT_THROW(parse_config_for("default,bogus=1", d64, h100), UsageError);
-  // A config key recorded before `o_store` and `rescale` existed: filled in at the defaults it ran with; a
-  // key naming a tunable this family does not have is left as read, and the rules refuse it.
+  // A config key recorded before `o_store`, `rescale` and `skip_idle` existed: filled in at the defaults it
+  // ran with; a key naming a tunable this family does not have is left as read, and the rules refuse it.
   Config old_key = Config::from_key(every.key());
   Config recorded;
   for (const auto& [name, value] : old_key.entries()) {
-    if (name != "o_store" && name != "rescale") recorded.set(name, value);
+    if (name != "o_store" && name != "rescale" && name != "skip_idle") recorded.set(name, value);
   }
   ASSERT_FALSE(recorded.has("rescale"));
   EXPECT_NE(invalid_reason(recorded, d64, h100), std::nullopt);
@@ -529,6 +529,44 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
       EXPECT_EQ(c.at("rescale"), c.at("mma") == kWgmma ? 1 : 0) << target << " " << text;
     }
   }
+}
+
+// skip_idle follows the problem: on where a causal head's last tile leaves a consumer warpgroup without rows
+// (its rows are the queries, or queries x group when packed), off where the tiles are whole, the last one
+// fills all but less than a warpgroup, the problem is not causal, or the tile has one warpgroup.
+TEST(AttentionHeuristic, SkipIdleWhereAHeadsLastTileLeavesAWarpgroupWithoutRows) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  struct Case {
+    const char* problem;
+    int block_m, skip_idle;
+  };
+  for (const Case& c : {
+           Case{"b=2,hq=32,sq=2560,skv=2560,d=64,causal=1,dtype=fp16", 192, 1},    // 64 rows in the last of 192
+           Case{"b=2,hq=32,sq=2600,skv=2600,d=64,causal=1,dtype=fp16", 192, 1},    // 104: one of three idle
+           Case{"b=2,hq=32,sq=2650,skv=2650,d=64,causal=1,dtype=fp16", 192, 0},    // 154: all three have rows
+           Case{"b=16,hq=16,sq=1050,skv=1050,d=128,causal=1,dtype=fp16", 128, 1},  // 26 of 128
+           Case{"b=16,hq=16,sq=1000,skv=1000,d=128,causal=1,dtype=fp16", 128, 0},  // 104 of 128
+           Case{"b=4,hq=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16", 128, 0},   // whole tiles
+           Case{"b=8,hq=16,sq=1050,skv=1050,d=256,causal=1,dtype=bf16", 128, 1},
+           Case{"b=1,hq=32,hkv=8,sq=4000,skv=4000,d=128,causal=1,dtype=bf16", 128, 0},  // packed: 16000 rows
+           Case{"b=16,hq=16,sq=1050,skv=1050,d=128,causal=0,dtype=fp16", 128, 0},  // not causal
+           Case{"b=16,hq=16,hkv=16,sq=1024,skv=1024,d=64,causal=1,dtype=fp16", 64, 0},  // one warpgroup
+       }) {
+    const Problem p = Problem::parse(c.problem);
+    const Config config = heuristic_config(p, h100);
+    EXPECT_EQ(config.at("block_m"), c.block_m) << c.problem;
+    EXPECT_EQ(config.at("skip_idle"), c.skip_idle) << c.problem;
+    EXPECT_EQ(invalid_reason(config, p, h100), std::nullopt) << c.problem;
+  }
+  // The rule refuses it where no warpgroup can be idle.
+  const Problem non_causal = Problem::parse("b=1,hq=8,sq=1050,skv=1050,d=128,causal=0,dtype=fp16");
+  EXPECT_NE(invalid_reason(parse_config("mma=wgmma,block_m=128,warps=12,block_n=128,skip_idle=on"), non_causal, h100),
+            std::nullopt);
+  const Problem causal = Problem::parse("b=1,hq=8,sq=1050,skv=1050,d=128,causal=1,dtype=fp16");
+  EXPECT_NE(invalid_reason(parse_config("mma=wgmma,block_m=64,warps=8,block_n=128,skip_idle=on"), causal, h100),
+            std::nullopt);
+  EXPECT_EQ(invalid_reason(parse_config("mma=wgmma,block_m=128,warps=12,block_n=128,skip_idle=on"), causal, h100),
+            std::nullopt);
 }
 
 namespace {

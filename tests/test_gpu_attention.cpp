@@ -646,13 +646,14 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        "scheduler=persistent,o_store=tma,rescale=lazy"},
   };
   expect_cases_match_reference(f, cases, 31);
-  // Causal tiles whose last warpgroups have no rows (a head's last tile): they read no K/V (the producer
-  // releases their slots) and pass their pingpong turns on. 192-row tiles with one and two warpgroups idle (640 and
-  // 700 rows: 64 and 124 in the last tile), pingpong with and without overlap, the dynamic and persistent
-  // schedulers and a plain grid, packed GQA (rows = queries x group: 160, 32 in the last 128-row tile), a
-  // split whose chunks go to the workspace, stream_k, and tma_half at d=256; CTAs of the persistent
-  // schedulers go on to other tiles after the idle one.
-  const std::string three = "mma=wgmma,block_m=192,warps=16,block_n=128,stages=2,producer_regs=32,";
+  // skip_idle=on: causal tiles whose last warpgroups have no rows (a head's last tile) leave them idle: they
+  // read no K/V (the producer releases their slots) and pass their pingpong turns on. 192-row tiles with
+  // one and two warpgroups idle (640 and 700 rows: 64 and 124 in the last tile), pingpong with and without
+  // overlap, the dynamic and persistent schedulers and a plain grid, packed GQA (rows = queries x group: 160,
+  // 32 in the last 128-row tile), a split whose chunks go to the workspace, stream_k, and tma_half at
+  // d=256; CTAs of the persistent schedulers go on to other tiles after the idle one.
+  const std::string three = "mma=wgmma,block_m=192,warps=16,block_n=128,stages=2,producer_regs=32,skip_idle=on,";
+  const std::string two_idle = two + "block_n=128,stages=2,overlap=on,skip_idle=on,";
   const std::vector<CheckedCase> idle_warpgroups = {
       {"b=2,hq=8,hkv=2,sq=640,skv=640,d=64,causal=1,dtype=fp16",
        three + "overlap=on,pingpong=on,scheduler=dynamic,o_store=tma,rescale=lazy"},
@@ -660,15 +661,15 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        three + "overlap=off,pingpong=on,scheduler=persistent,o_store=tma"},
       {"b=1,hq=4,sq=640,skv=640,d=64,causal=1,dtype=fp16", three + "overlap=on,pingpong=on"},
       {"b=1,hq=16,hkv=4,sq=40,skv=333,d=64,causal=1,dtype=bf16",
-       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,pack_gqa=on,scheduler=dynamic,o_store=tma"},
+       two_idle + "pingpong=on,producer_regs=32,pack_gqa=on,scheduler=dynamic,o_store=tma"},
       {"b=2,hq=8,hkv=2,sq=300,skv=300,d=128,causal=1,dtype=fp16",
-       two + "block_n=128,stages=2,overlap=on,pingpong=off,producer_regs=32,scheduler=dynamic,q_buffers=2,o_store=tma"},
-      {"b=1,hq=8,hkv=2,sq=320,skv=2000,d=128,causal=1,dtype=bf16",
-       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24,splits=3"},
+       two_idle + "pingpong=off,producer_regs=32,scheduler=dynamic,q_buffers=2,o_store=tma"},
+      {"b=1,hq=8,hkv=2,sq=320,skv=2000,d=128,causal=1,dtype=bf16", two_idle + "pingpong=on,producer_regs=24,splits=3"},
       {"b=2,hq=8,hkv=2,sq=300,skv=300,d=128,causal=1,dtype=bf16",
-       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,scheduler=stream_k"},
+       two_idle + "pingpong=on,producer_regs=32,scheduler=stream_k"},
       {"b=2,hq=4,hkv=2,sq=300,skv=300,d=256,causal=1,dtype=fp16",
-       two + "block_n=64,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=dynamic,o_store=tma_half"},
+       two + "block_n=64,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=dynamic,o_store=tma_half,"
+             "skip_idle=on"},
   };
   expect_cases_match_reference(f, idle_warpgroups, 67);
   // The small-grid defaults where 128-row tiles are no more than the SMs and 64-row ones more: at d=64 one

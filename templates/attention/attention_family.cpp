@@ -22,7 +22,7 @@ constexpr const char* kCpAsyncTunables[] = {"barrier", "smem_layout", "vec_bytes
                                             "kv_warps"};
 // Tunables of mma=wgmma that the cp.async mainloops do not have.
 constexpr const char* kWgmmaTunables[] = {"pingpong", "producer_regs", "scheduler", "q_buffers", "o_store",
-                                          "rescale"};
+                                          "rescale", "skip_idle"};
 }  // namespace
 
 const std::vector<Parameter>& parameters() {
@@ -123,6 +123,13 @@ const std::vector<Parameter>& parameters() {
        "wgmma: when the output accumulated so far is rescaled: every time a row's max rises (every), or only "
        "when a block's max passes the row's softmax reference by a factor of 2^8 (lazy: the probabilities stay "
        "below 256, and the rescales nearly all go)"},
+      {"skip_idle",
+       {0, 1},
+       {"off", "on"},
+       "wgmma, causal, 2+ consumer warpgroups: in a head's last tile, a consumer warpgroup whose rows all lie "
+       "past the last query reads no K/V (the producer releases its slots) and only passes its pingpong turns "
+       "on, so that tile (the one that sees the whole K/V range) runs only its rows' GEMMs (on); or it "
+       "computes its padding rows like any other (off)"},
   };
   return params;
 }
@@ -152,7 +159,8 @@ Config default_config() {
                  {"scheduler", kGridScheduler},
                  {"q_buffers", 1},
                  {"o_store", 0},
-                 {"rescale", 0}});
+                 {"rescale", 0},
+                 {"skip_idle", 0}});
 }
 
 namespace {
@@ -492,7 +500,32 @@ Config with_tma_store(Config c, const Problem& p, const DeviceLimits& limits) {
 }
 
 // The rules every wgmma default passes through last: a grid that leaves SMs idle, validity, and split-KV.
+// skip_idle where a head's last tile leaves a consumer warpgroup without rows (causal: that tile sees the
+// whole K/V range), off elsewhere (off compiles to the kernel of before the tunable). On the H100, median us
+// of three rounds, the kernel of this rule where it applies against off (probe/call107, each problem's
+// default): b2 hq32 s2560 d64 fp16 (two of three warpgroups idle) 152.6 -> 149.8, b16 hq16 s1050 d128 fp16
+// 176.8 -> 170.2, b8 hq16 s1050 d256 bf16 159.5 -> 154.7, b2 hq16 s4160 d128 bf16 247.8 -> 244.6 (one of
+// two); probe/call106, the first form (the same code in those tiles): b1 hq40 hkv8 s5000 d64 bf16 306.6 ->
+// 301.4, b4 hq16 s3000 d128 276.5 -> 272.1, b2 hq24 s6042 d64 508.3 -> 505.8, b4 hq16 s3000 d256 483.5 ->
+// 488.2 (base rounds 483-499). Where no warpgroup is idle the two forms cost 0.6-1.4% on pingpong and packed
+// tiles (b1 hq32 hkv8 s4096 d128 211.2 -> 214.1; b8 hq16 s1024 d256 141.0 -> 141.8): hence a tunable.
+Config with_skip_idle(Config c, const Problem& p) {
+  const long long rows = c.at("pack_gqa") == 1 ? static_cast<long long>(p.sq) * p.group() : p.sq;
+  const int block_m = c.at("block_m");
+  const long long last = rows % block_m;  // rows of the last tile, 0 for a whole one
+  c.set("skip_idle", p.causal && block_m >= 128 && last != 0 && last <= block_m - 64 ? 1 : 0);
+  return c;
+}
+
+std::optional<Config> finish_wgmma_tiles(Config c, const Problem& p, const DeviceLimits& limits);
+
 std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits) {
+  const std::optional<Config> finished = finish_wgmma_tiles(std::move(c), p, limits);
+  if (!finished) return std::nullopt;
+  return with_skip_idle(*finished, p);
+}
+
+std::optional<Config> finish_wgmma_tiles(Config c, const Problem& p, const DeviceLimits& limits) {
   // 128-row tiles whose 64-row halves would be more than the SMs keep their tiles: the config below, on
   // 64-row halves, was 25-50% slower on eight such d=64 shapes (probe/call56), and at d=128 and d=256, where
   // one such CTA fills an SM's shared memory so that the halves run in two waves, 20-45% slower than a
@@ -771,6 +804,10 @@ std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& 
   }
   if (c.at("stages") < 2) return "mma=wgmma: one K/V slot would serialize the copies and the GEMMs (stages >= 2)";
   if (c.at("pingpong") == 1 && consumers < 2) return "pingpong needs two consumer warpgroups (block_m >= 128)";
+  if (c.at("skip_idle") == 1 && (consumers < 2 || !p.causal)) {
+    return "skip_idle is for causal tiles of two or three consumer warpgroups (block_m >= 128), where a head's "
+           "last tile may leave some without rows";
+  }
   if (c.at("producer_regs") != 0 && consumers < 2 && c.at("min_ctas") < 2) {
     return "producer_regs: one consumer warpgroup alone on an SM already has 255 registers (block_m >= 128 or "
            "min_ctas >= 2)";
@@ -1015,17 +1052,11 @@ std::optional<std::string> excluded_by_default(const Config& c, const Problem& p
     // three have 16-20 registers to spare by this count, and a margin that wide would leave out configs that
     // compile cleanly. The compile step rejects them.
     const int non_causal = !p.causal && c.at("producer_regs") == 0 ? 4 : 0;
-    // Causal kernels need 4 fewer: since a warpgroup without rows leaves its tile early (its slots released
-    // by the producer), the causal sweeps' d=64 128x144 without reallocation and d=256 128x80 with 32
-    // producer registers compile without spills with 28 beside what must be live, and no config of the
-    // sweeps went the other way.
-    const int causal = p.causal ? -4 : 0;
-    const int overhead = kWgmmaLeastOverhead + walk + head + non_causal + causal;
     const int live = wgmma_live_registers(c, p), budget = wgmma_consumer_registers(c);
-    if (live + overhead > budget) {
+    if (live + kWgmmaLeastOverhead + walk + head + non_causal > budget) {
       return fmt::format("certain to spill: {} registers per consumer thread must be live at once (+{} at least "
                          "for the rest), {} are available (--space all compiles it anyway)",
-                         live, overhead, budget);
+                         live, kWgmmaLeastOverhead + walk + head + non_causal, budget);
     }
   }
   if (c.at("mma") == kMmaSync) {

@@ -77,6 +77,9 @@ struct WgmmaConfig {
   // rescale=lazy: a row's softmax reference moves only when a block's max passes it by 2^8 (softmax.cuh's
   // raise_max), so the output is rarely rescaled; every: it follows the running max.
   static constexpr bool kLazyRescale = Tunables::rescale == 1;
+  // skip_idle=on: a causal tile's consumer warpgroups without rows (a head's last tile) skip it
+  // (WgmmaMainloop::active_consumers).
+  static constexpr bool kSkipIdle = Tunables::skip_idle == 1;
   using Tile = WorkTile<kPack, kSplits>;
   using Tiles = LinearTiles<kBlockM, kBlockN, kCausal, kPack, kSplits>;
 
@@ -93,6 +96,7 @@ struct WgmmaConfig {
                 "a second Q buffer is for the persistent and dynamic schedulers");
   static_assert(!kTmaStore || kScheduler != kStreamKScheduler, "stream_k's pieces leave from registers");
   static_assert(Tunables::o_store != 2 || kColumnBlocks % 2 == 0, "o_store=tma_half: an even number of column blocks");
+  static_assert(!kSkipIdle || (kCausal && kConsumers >= 2), "skip_idle: causal tiles of 2+ consumer warpgroups");
 
   // Shared memory (wgmma_resources.h, which the host's rules read too): the Q buffers, the output tile
   // (o_store=tma or tma_half), the K slots, the V slots, the mbarriers, the scheduler words.
@@ -185,11 +189,12 @@ struct WgmmaMainloop {
   // its first warpgroups (sq = 2560 in 192-row tiles: one, with 64 rows). The others read no K/V (their
   // releases are the producer's) and only pass their pingpong turns on, so the tile's GEMMs are only those
   // of its rows.
-  // Causal only: there that tile is the one that sees the whole K/V range (one in 7 of the work at sq = 2560
-  // in 192-row tiles), and non-causal configs with pingpong sit at their register limit (b4 hq16 s4096 d128's
-  // default spilled 28 bytes with it), where the tile costs what every other one does.
+  // skip_idle=on only (causal): there that tile is the one that sees the whole K/V range (one in 7 of the
+  // work at sq = 2560 in 192-row tiles); non-causal, it costs what every other tile does, and the configs
+  // with pingpong sit at their register limit (b4 hq16 s4096 d128's default spilled 28 bytes with a first
+  // form of it). Off, every warpgroup computes, and the kernel is that of before the tunable.
   __device__ __forceinline__ static int active_consumers(const Tile& w) {
-    if constexpr (Cfg::kConsumers == 1 || !Cfg::kCausal) {
+    if constexpr (!Cfg::kSkipIdle) {
       return Cfg::kConsumers;
     } else {
       return min(Cfg::kConsumers, (w.rows - w.m0 + 63) / 64);
@@ -198,7 +203,7 @@ struct WgmmaMainloop {
 
   // This thread's warpgroup has rows in tile w (active_consumers).
   __device__ __forceinline__ bool has_rows(const Tile& w) const {
-    if constexpr (Cfg::kConsumers == 1 || !Cfg::kCausal) {
+    if constexpr (!Cfg::kSkipIdle) {
       return true;
     } else {
       return w.m0 + consumer * 64 < w.rows;
@@ -232,7 +237,7 @@ struct WgmmaMainloop {
                             (w.begin + j) * kBlockN, w.kv_head, w.batch);
         }
       }
-      if constexpr (Cfg::kCausal && Cfg::kConsumers > 1) {
+      if constexpr (Cfg::kSkipIdle) {
         if (idle_warps > 0) sm90::mbarrier_arrive_count(&empty[stage], idle_warps);
       }
     };
@@ -399,7 +404,7 @@ struct WgmmaMainloop {
     // (the producer releases its slots) and passes its turns on; its epilogue stores nothing (its TMA store
     // lies past the tensor's end; threads store only rows that exist).
     if (n_blocks == 0 || !has_rows(w)) {
-      if constexpr (Cfg::kPingpong) pass_turns(n_blocks);
+      if constexpr (Cfg::kPingpong && Cfg::kSkipIdle) pass_turns(n_blocks);
       q_read(buffer, true);
       return;
     }
