@@ -651,23 +651,24 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
   // one and two warpgroups idle (640 and 700 rows: 64 and 124 in the last tile), pingpong with and without
   // overlap, the dynamic and persistent schedulers and a plain grid, packed GQA (rows = queries x group: 160,
   // 32 in the last 128-row tile), a split whose chunks go to the workspace, stream_k, and tma_half at
-  // d=256; CTAs of the persistent schedulers go on to other tiles after the idle one.
+  // d=256; the persistent schedulers' cases have more tiles than the H100's 132 CTAs, so that CTAs go on to
+  // other tiles after an idle one.
   const std::string three = "mma=wgmma,block_m=192,warps=16,block_n=128,stages=2,producer_regs=32,skip_idle=on,";
   const std::string two_idle = two + "block_n=128,stages=2,overlap=on,skip_idle=on,";
   const std::vector<CheckedCase> idle_warpgroups = {
-      {"b=2,hq=8,hkv=2,sq=640,skv=640,d=64,causal=1,dtype=fp16",
+      {"b=6,hq=8,hkv=2,sq=640,skv=640,d=64,causal=1,dtype=fp16",
        three + "overlap=on,pingpong=on,scheduler=dynamic,o_store=tma,rescale=lazy"},
-      {"b=2,hq=8,hkv=2,sq=700,skv=900,d=64,causal=1,dtype=bf16",
+      {"b=6,hq=8,hkv=2,sq=700,skv=900,d=64,causal=1,dtype=bf16",
        three + "overlap=off,pingpong=on,scheduler=persistent,o_store=tma"},
       {"b=1,hq=4,sq=640,skv=640,d=64,causal=1,dtype=fp16", three + "overlap=on,pingpong=on"},
-      {"b=1,hq=16,hkv=4,sq=40,skv=333,d=64,causal=1,dtype=bf16",
+      {"b=20,hq=16,hkv=4,sq=40,skv=333,d=64,causal=1,dtype=bf16",
        two_idle + "pingpong=on,producer_regs=32,pack_gqa=on,scheduler=dynamic,o_store=tma"},
-      {"b=2,hq=8,hkv=2,sq=300,skv=300,d=128,causal=1,dtype=fp16",
+      {"b=6,hq=8,hkv=2,sq=300,skv=300,d=128,causal=1,dtype=fp16",
        two_idle + "pingpong=off,producer_regs=32,scheduler=dynamic,q_buffers=2,o_store=tma"},
       {"b=1,hq=8,hkv=2,sq=320,skv=2000,d=128,causal=1,dtype=bf16", two_idle + "pingpong=on,producer_regs=24,splits=3"},
       {"b=2,hq=8,hkv=2,sq=300,skv=300,d=128,causal=1,dtype=bf16",
        two_idle + "pingpong=on,producer_regs=32,scheduler=stream_k"},
-      {"b=2,hq=4,hkv=2,sq=300,skv=300,d=256,causal=1,dtype=fp16",
+      {"b=6,hq=8,hkv=2,sq=300,skv=300,d=256,causal=1,dtype=fp16",
        two + "block_n=64,stages=2,overlap=on,pingpong=on,producer_regs=24,scheduler=dynamic,o_store=tma_half,"
              "skip_idle=on"},
   };
