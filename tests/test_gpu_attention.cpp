@@ -666,6 +666,9 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
       {"b=6,hq=8,hkv=2,sq=300,skv=300,d=128,causal=1,dtype=fp16",
        two_idle + "pingpong=off,producer_regs=32,scheduler=dynamic,q_buffers=2,o_store=tma"},
       {"b=1,hq=8,hkv=2,sq=320,skv=2000,d=128,causal=1,dtype=bf16", two_idle + "pingpong=on,producer_regs=24,splits=3"},
+      // split in four: the first tile sees one of the five 128-key blocks, so three of its chunks are empty
+      // (no warpgroup takes a turn there); the last tile has 8 rows
+      {"b=1,hq=4,hkv=2,sq=520,skv=520,d=128,causal=1,dtype=fp16", two_idle + "pingpong=on,producer_regs=24,splits=4"},
       {"b=2,hq=8,hkv=2,sq=300,skv=300,d=128,causal=1,dtype=bf16",
        two_idle + "pingpong=on,producer_regs=32,scheduler=stream_k"},
       {"b=6,hq=8,hkv=2,sq=300,skv=300,d=256,causal=1,dtype=fp16",

@@ -499,7 +499,6 @@ Config with_tma_store(Config c, const Problem& p, const DeviceLimits& limits) {
   return c;
 }
 
-// The rules every wgmma default passes through last: a grid that leaves SMs idle, validity, and split-KV.
 // skip_idle where a head's last tile leaves a consumer warpgroup without rows (causal: that tile sees the
 // whole K/V range), off elsewhere (off compiles to the kernel of before the tunable). On the H100, median us
 // of three rounds, the kernel of this rule where it applies against off (probe/call107, each problem's
@@ -519,6 +518,8 @@ Config with_skip_idle(Config c, const Problem& p) {
 
 std::optional<Config> finish_wgmma_tiles(Config c, const Problem& p, const DeviceLimits& limits);
 
+// The rules every wgmma default passes through last: a grid that leaves SMs idle, validity, split-KV
+// (finish_wgmma_tiles), then skip_idle for the tile that results.
 std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits) {
   const std::optional<Config> finished = finish_wgmma_tiles(std::move(c), p, limits);
   if (!finished) return std::nullopt;

@@ -343,8 +343,6 @@ struct WgmmaMainloop {
 
   // Pingpong turns: warpgroup c waits for its turn on named barrier 1 + c, and hands the turn to the next
   // when its GEMMs are issued. The last warpgroup's last hand-over would have no taker and is skipped.
-  // Pingpong turns: warpgroup c waits for its turn on named barrier 1 + c, and hands the turn to the next
-  // when its GEMMs are issued. The last warpgroup's last hand-over would have no taker and is skipped.
   __device__ __forceinline__ void turn_begin() const {
     if constexpr (Cfg::kPingpong) sm90::named_barrier_sync(1 + consumer, 256);
   }
@@ -356,9 +354,11 @@ struct WgmmaMainloop {
   }
   // A warpgroup without rows (has_rows) passes on the turns it would have taken over `n_blocks` blocks, as
   // many as consume() takes: with overlap, block 0's Q.K^T, one per later block (its Q.K^T with the block
-  // before's P.V) and the last P.V; without, each block's Q.K^T and P.V. The warpgroups with rows take theirs
-  // as in any tile, so the turns' code in the mainloop is that of every tile.
+  // before's P.V) and the last P.V; without, each block's Q.K^T and P.V; none over an empty chunk of a
+  // split. The warpgroups with rows take theirs as in any tile, so the turns' code in the mainloop is that
+  // of every tile.
   __device__ __forceinline__ void pass_turns(int n_blocks) const {
+    if (n_blocks == 0) return;
     const int turns = Cfg::kOverlap ? n_blocks + 1 : 2 * n_blocks;
     for (int t = 0; t < turns; ++t) {
       turn_begin();
