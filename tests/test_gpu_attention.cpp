@@ -653,7 +653,8 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
   // 32 in the last 128-row tile), a split whose chunks go to the workspace, stream_k, and tma_half at
   // d=256; the persistent schedulers' cases have more tiles than the H100's 132 CTAs, so that CTAs go on to
   // other tiles after an idle one.
-  const std::string three = "mma=wgmma,block_m=192,warps=16,block_n=128,stages=2,producer_regs=32,skip_idle=on,";
+  const std::string three =
+      "mma=wgmma,block_m=192,warps=16,block_n=128,stages=2,producer_regs=32,skip_idle=on,";
   const std::string two_idle = two + "block_n=128,stages=2,overlap=on,skip_idle=on,";
   const std::vector<CheckedCase> idle_warpgroups = {
       {"b=6,hq=8,hkv=2,sq=640,skv=640,d=64,causal=1,dtype=fp16",
@@ -665,10 +666,12 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
        two_idle + "pingpong=on,producer_regs=32,pack_gqa=on,scheduler=dynamic,o_store=tma"},
       {"b=6,hq=8,hkv=2,sq=300,skv=300,d=128,causal=1,dtype=fp16",
        two_idle + "pingpong=off,producer_regs=32,scheduler=dynamic,q_buffers=2,o_store=tma"},
-      {"b=1,hq=8,hkv=2,sq=320,skv=2000,d=128,causal=1,dtype=bf16", two_idle + "pingpong=on,producer_regs=24,splits=3"},
+      {"b=1,hq=8,hkv=2,sq=320,skv=2000,d=128,causal=1,dtype=bf16",
+       two_idle + "pingpong=on,producer_regs=24,splits=3"},
       // split in four: the first tile sees one of the five 128-key blocks, so three of its chunks are empty
       // (no warpgroup takes a turn there); the last tile has 8 rows
-      {"b=1,hq=4,hkv=2,sq=520,skv=520,d=128,causal=1,dtype=fp16", two_idle + "pingpong=on,producer_regs=24,splits=4"},
+      {"b=1,hq=4,hkv=2,sq=520,skv=520,d=128,causal=1,dtype=fp16",
+       two_idle + "pingpong=on,producer_regs=24,splits=4"},
       {"b=2,hq=8,hkv=2,sq=300,skv=300,d=128,causal=1,dtype=bf16",
        two_idle + "pingpong=on,producer_regs=32,scheduler=stream_k"},
       {"b=6,hq=8,hkv=2,sq=300,skv=300,d=256,causal=1,dtype=fp16",

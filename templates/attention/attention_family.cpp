@@ -126,10 +126,10 @@ const std::vector<Parameter>& parameters() {
       {"skip_idle",
        {0, 1},
        {"off", "on"},
-       "wgmma, causal, 2+ consumer warpgroups: in a head's last tile, a consumer warpgroup whose rows all lie "
-       "past the last query reads no K/V (the producer releases its slots) and only passes its pingpong turns "
-       "on, so that tile (the one that sees the whole K/V range) runs only its rows' GEMMs (on); or it "
-       "computes its padding rows like any other (off)"},
+       "wgmma, causal, 2+ consumer warpgroups: in a head's last tile, a consumer warpgroup whose rows all "
+       "lie past the last query reads no K/V (the producer releases its slots) and only passes its pingpong "
+       "turns on, so that tile (the one that sees the whole K/V range) runs only its rows' GEMMs (on); or "
+       "it computes its padding rows like any other (off)"},
   };
   return params;
 }
@@ -806,8 +806,8 @@ std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& 
   if (c.at("stages") < 2) return "mma=wgmma: one K/V slot would serialize the copies and the GEMMs (stages >= 2)";
   if (c.at("pingpong") == 1 && consumers < 2) return "pingpong needs two consumer warpgroups (block_m >= 128)";
   if (c.at("skip_idle") == 1 && (consumers < 2 || !p.causal)) {
-    return "skip_idle is for causal tiles of two or three consumer warpgroups (block_m >= 128), where a head's "
-           "last tile may leave some without rows";
+    return "skip_idle is for causal tiles of two or three consumer warpgroups (block_m >= 128), where a "
+           "head's last tile may leave some without rows";
   }
   if (c.at("producer_regs") != 0 && consumers < 2 && c.at("min_ctas") < 2) {
     return "producer_regs: one consumer warpgroup alone on an SM already has 255 registers (block_m >= 128 or "
