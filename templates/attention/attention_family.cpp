@@ -509,21 +509,12 @@ Config with_tma_store(Config c, const Problem& p, const DeviceLimits& limits) {
 // 488.2 (base rounds 483-499). Where no warpgroup is idle the two forms cost 0.6-1.4% on pingpong and packed
 // tiles (b1 hq32 hkv8 s4096 d128 211.2 -> 214.1; b8 hq16 s1024 d256 141.0 -> 141.8): hence a tunable.
 Config with_skip_idle(Config c, const Problem& p) {
-  const long long rows = c.at("pack_gqa") == 1 ? static_cast<long long>(p.sq) * p.group() : p.sq;
+  // A head's rows as the kernel's tiles count them (queries x group when packed).
+  const int rows = evotune_split::tile_rows(p.sq, p.group(), c.at("pack_gqa") == 1);
   const int block_m = c.at("block_m");
-  const long long last = rows % block_m;  // rows of the last tile, 0 for a whole one
+  const int last = rows % block_m;  // rows of the last tile, 0 for a whole one
   c.set("skip_idle", p.causal && block_m >= 128 && last != 0 && last <= block_m - 64 ? 1 : 0);
   return c;
-}
-
-std::optional<Config> finish_wgmma_tiles(Config c, const Problem& p, const DeviceLimits& limits);
-
-// The rules every wgmma default passes through last: a grid that leaves SMs idle, validity, split-KV
-// (finish_wgmma_tiles), then skip_idle for the tile that results.
-std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits) {
-  const std::optional<Config> finished = finish_wgmma_tiles(std::move(c), p, limits);
-  if (!finished) return std::nullopt;
-  return with_skip_idle(*finished, p);
 }
 
 std::optional<Config> finish_wgmma_tiles(Config c, const Problem& p, const DeviceLimits& limits) {
@@ -592,6 +583,14 @@ std::optional<Config> finish_wgmma_tiles(Config c, const Problem& p, const Devic
     if (invalid_reason(c, p, limits) || excluded_by_default(c, p, limits)) c.set("splits", 1);
   }
   return c;
+}
+
+// The rules every wgmma default passes through last: a grid that leaves SMs idle, validity, split-KV
+// (finish_wgmma_tiles), then skip_idle for the tile that results.
+std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits) {
+  const std::optional<Config> finished = finish_wgmma_tiles(std::move(c), p, limits);
+  if (!finished) return std::nullopt;
+  return with_skip_idle(*finished, p);
 }
 
 }  // namespace
