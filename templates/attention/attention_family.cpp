@@ -213,6 +213,30 @@ bool d256_short_range(const Problem& p) { return mean_keys_per_tile(p) <= (p.cau
 // 1775-2415 keys).
 bool d256_long_range(const Problem& p) { return mean_keys_per_tile(p) > 4096; }
 
+// Non-causal d=128 keys per K/V block: the width of 128, 144 and 160 (the widest that fit beside the output
+// tile) whose blocks over the whole range cost least, a block costing its keys plus 16 keys' worth of fixed
+// work (its barriers, the softmax's per-row steps, the turn handed over) and the last block a whole one
+// however few keys it holds. Over long ranges that is 160 (b4 hq16 s4096: 26 blocks, 4576 against 144's 4640
+// and 128's 4608; measured 842.1 us against 144's 854.3, run_d304f61); over short ones the padded keys of
+// 160-key blocks decide. On the H100, median us of two rounds, 160 / 144 / 128 (probe/call113, the fits
+// agreeing with each): b30 hq40 hkv20 s512 bf16 330.3 / 305.2 / 278.7 (cuDNN 282.1), b47 hq24 hkv6 s375
+// 191.0 / 178.9 / 166.3 (178.4), b16 hq16 s256 31.2 / 30.3 / 29.3, b6 hq16 hkv4 s1024 bf16 92.3 / 94.3 / 86.1,
+// b12 hq16 s768 107.3 / 113.5 / 104.2, b16 hq32 hkv8 sq256 skv1500 bf16 165.4 / 164.4 / 161.6, b2 hq32 hkv8
+// s2000 bf16 205.0 / 199.9 / 204.6; 160 where it pads least: b20 hq16 s448 80.2 / 90.7 / 84.1, b8 hq32 hkv8
+// s640 bf16 94.9 / 105.4 / 95.6; level at b4 hq16 s1300 (114.7 / 115.0 / 113.9, 1548 / 1600 / 1540 by the
+// count). Ties go to the wider blocks.
+int noncausal_d128_block_n(const Problem& p) {
+  constexpr int kFixedKeysPerBlock = 16;
+  int best = 0;
+  long long best_cost = 0;
+  for (int block_n : {160, 144, 128}) {
+    const long long cost =
+        static_cast<long long>(evotune_split::ceil_div(p.skv, block_n)) * (block_n + kFixedKeysPerBlock);
+    if (best == 0 || cost < best_cost) best = block_n, best_cost = cost;
+  }
+  return best;
+}
+
 std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limits) {
   if (limits.compute_capability != 90 || p.sq < 128) return std::nullopt;
   Config c = default_config();
@@ -288,11 +312,11 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     // tile). On the H100 (probe/call11), with two Q buffers, against the grid default: b4 hq16 s4096 d128
     // 833.0 us against 850.9, causal 473.9 against 479.8; d64 causal b2 hq24 s1536 57.5 against 59.0, b4
     // hq32 hkv8 s2048 202.9 against 203.3. With one Q buffer the same scheduler was slower than the grid
-    // (846.4, 481.8, 60.9, 214.0). Non-causal d=128 blocks of 160 keys: both non-causal d128 searches of
-    // run_d304f61 picked them, 842.1 us against the 144-key default's 854.3 (b4 hq16 s4096) and 140.7
-    // against 146.3 (b1 hq40 hkv8 s2048).
+    // (846.4, 481.8, 60.9, 214.0). Non-causal d=128 blocks of up to 160 keys (noncausal_d128_block_n): both
+    // non-causal d128 searches of run_d304f61 picked 160, 842.1 us against the 144-key default's 854.3 (b4
+    // hq16 s4096) and 140.7 against 146.3 (b1 hq40 hkv8 s2048).
     c.set("block_m", 128);
-    c.set("block_n", p.d == 128 && !p.causal ? 160 : 128);
+    c.set("block_n", p.d == 128 && !p.causal ? noncausal_d128_block_n(p) : 128);
     c.set("producer_regs", c.at("block_n") == 128 ? 32 : 24);
     c.set("scheduler", kDynamicScheduler);
     // The rows leave by TMA store from an output tile of their own (o_store=tma), which frees the Q buffer
