@@ -469,8 +469,19 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
            {"b=1,hq=12,hkv=3,sq=1169,d=256,causal=1", 128, 64, kGridScheduler, 2},
            {"b=1,hq=32,hkv=8,sq=512,d=256,dtype=bf16", 128, 64, kGridScheduler, 2},
            {"b=1,hq=8,sq=2000,d=256,causal=1", 128, 64, kGridScheduler, 2},
-           // small grids of 128-row tiles at d=128: the whole output tile
-           {"b=1,hq=32,hkv=8,sq=512,d=128,dtype=bf16", 128, 160, kGridScheduler, 1},
+           // small grids of 128-row tiles at d=128: the whole output tile (512 keys: four 128-key blocks)
+           {"b=1,hq=32,hkv=8,sq=512,d=128,dtype=bf16", 128, 128, kGridScheduler, 1},
+           {"b=1,hq=16,hkv=4,sq=640,d=128,dtype=bf16", 128, 160, kGridScheduler, 1},
+           // more non-causal d=128 tiles than SMs: the dynamic scheduler, keys per block by the blocks' cost
+           // over the range, a block its keys plus 16 (call113): 160 over long ranges and where it pads
+           // least, 144 or 128 where they do
+           {"b=4,hq=16,sq=4096,d=128", 128, 160, kDynamicScheduler, 1},
+           {"b=1,hq=40,hkv=8,sq=2048,d=128", 128, 160, kDynamicScheduler, 1},
+           {"b=20,hq=16,sq=448,d=128", 128, 160, kDynamicScheduler, 1},
+           {"b=2,hq=32,hkv=8,sq=2000,d=128,dtype=bf16", 128, 144, kDynamicScheduler, 1},
+           {"b=30,hq=40,hkv=20,sq=512,d=128,dtype=bf16", 128, 128, kDynamicScheduler, 1},
+           {"b=47,hq=24,hkv=6,sq=375,d=128", 128, 128, kDynamicScheduler, 1},
+           {"b=16,hq=32,hkv=8,sq=256,skv=1500,d=128,dtype=bf16", 128, 128, kDynamicScheduler, 1},
            {"b=2,hq=12,hkv=4,sq=640,d=128,causal=1", 128, 128, kGridScheduler, 1},
            // non-causal d=128 grids just past one wave: one wave of 192-row tiles of 64-key blocks (call98-99)
            {"b=1,hq=36,hkv=4,sq=512,d=128", 192, 64, kGridScheduler, 1},
