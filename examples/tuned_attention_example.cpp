@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/timer.h"
 #include "runtime/attention_launcher.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/cuda_objects.h"
@@ -231,24 +232,22 @@ int run(int argc, char** argv) {
               rows.size(), worst.kernel, tolerance, worst.same_precision, floor, non_finite, o.size(),
               passed ? "PASS" : "FAIL");
 
-  // Timing as the search timed: L2 flushed (2 x L2 bytes written) before every launch, CUDA events
-  // around the launch alone, median of 30 after 5 warm-up launches.
-  evotune::runtime::DeviceBuffer flush(std::size_t(device.l2_bytes) * 2, "L2 flush");
-  evotune::runtime::Event start, stop;
-  std::vector<double> samples;
-  for (int i = 0; i < 35; ++i) {
-    flush.fill_bytes(static_cast<unsigned char>(i), stream);
-    start.record(stream);
-    launcher.launch(shape, dq.get(), dk.get(), dv.get(), dout.get(), stream.get());
-    stop.record(stream);
-    stop.synchronize();
-    if (i >= 5) samples.push_back(1000.0 * stop.elapsed_ms_since(start));
-  }
-  std::sort(samples.begin(), samples.end());
-  const auto rank = [&](double q) { return samples[std::min(samples.size() - 1, std::size_t(q * samples.size()))]; };
-  const double median = samples[samples.size() / 2];
-  std::printf("time     median %.2f us (p10 %.2f, p90 %.2f, %zu launches)\n", median, rank(0.1), rank(0.9),
-              samples.size());
+  // Timing as the search timed, by the same timer (harness/timer.h; it needs only the driver): L2 flushed
+  // by a read of twice its size before every sample, CUDA events, warm-up launches, and a kernel shorter
+  // than 20 us timed as a CUDA graph of back-to-back launches (a sample is then the graph's time over its
+  // launches), so that a short decode kernel is not charged the host's launch gaps the search's were not.
+  evotune::harness::Timer timer(std::size_t(device.l2_bytes) * 2);
+  evotune::harness::TimingOptions timing;
+  timing.repetitions = 30;
+  const evotune::harness::TimingSummary times = timer.time(
+      [&](const evotune::runtime::Stream& s) {
+        launcher.launch(shape, dq.get(), dk.get(), dv.get(), dout.get(), s.get());
+      },
+      stream, timing);
+  const double median = times.median_us;
+  std::printf("time     median %.2f us (p10 %.2f, p90 %.2f; %zu samples of %d launch%s%s)\n", median, times.p10_us,
+              times.p90_us, times.samples_us.size(), times.batch, times.batch == 1 ? "" : "es",
+              times.graph ? " from a CUDA graph" : "");
   if (found.match == evotune_tuned::Match::exact) {
     std::printf("search   median %.2f us (p10 %.2f, p90 %.2f): this run / search = %.3f\n", entry.median_us,
                 entry.p10_us, entry.p90_us, median / entry.median_us);
