@@ -328,13 +328,13 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   // d=64 on sm_90 otherwise: 192-row wgmma tiles, or 128-row ones where those fill the waves clearly better.
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=8,sq=2304,d=64,dtype=bf16"), h100).at("block_m"), 192);
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=12,sq=1100,d=64,dtype=bf16"), h100).at("block_m"), 128);
-  // Causal beyond 2048 keys at d=64, or d=128: one CTA per SM, dynamic, the rows out by TMA store (two Q
+  // Causal beyond 3072 keys at d=64, or d=128: one CTA per SM, dynamic, the rows out by TMA store (two Q
   // buffers at d=128, one at d=64); at d=128, and at d=64 where 192-row tiles would be fewer than four per SM,
   // 128-row tiles without pingpong; at d=64 otherwise 192-row tiles with pingpong. d64 non-causal keeps
   // pingpong (the persistent rule above), and on a 192-row grid the threads' stores, as does a grid that
   // leaves SMs idle (below).
-  for (const char* text : {"b=1,hq=24,sq=2049,d=64,causal=1", "b=1,hq=16,sq=4096,d=64,causal=1",
-                           "b=2,hq=24,sq=2049,d=64,causal=1", "b=4,hq=32,hkv=8,sq=3072,d=64,causal=1",
+  for (const char* text : {"b=1,hq=24,sq=3073,d=64,causal=1", "b=1,hq=16,sq=4096,d=64,causal=1",
+                           "b=2,hq=24,sq=3073,d=64,causal=1", "b=4,hq=32,hkv=8,sq=3200,d=64,causal=1",
                            "b=4,hq=16,sq=4096,d=128,causal=1"}) {
     const Problem p = Problem::parse(text);
     const Config c = heuristic_config(p, h100);
@@ -349,10 +349,10 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   }
   // Both sides of that occur among them.
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=16,sq=4096,d=64,causal=1"), h100).at("block_m"), 128);
-  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=32,hkv=8,sq=3072,d=64,causal=1"), h100).at("block_m"), 192);
-  // d=64 with at most 2048 keys causal, 1024 not, and enough tiles: four CTAs per SM of one consumer
+  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=32,hkv=8,sq=3200,d=64,causal=1"), h100).at("block_m"), 192);
+  // d=64 with at most 3072 keys causal, 1024 not, and enough tiles: four CTAs per SM of one consumer
   // warpgroup each (a grid; non-causal, the dynamic scheduler where the 64-row tiles are more than four per
-  // SM), 64x64 tiles, the producer's registers moved to the consumer; 2049 keys causal, 1025 not, or too few
+  // SM), 64x64 tiles, the producer's registers moved to the consumer; 3073 keys causal, 1025 not, or too few
   // tiles: not.
   // (Non-causal: where the persistent 192-row rule above does not take the shape: tiles of 1/8 padding or
   // more, s777, s1000, s640, s256; fewer than two per SM, b4 hq8 s768; below 768 keys, s384.)
@@ -361,6 +361,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
                            "b=4,hq=8,sq=768,d=64", "b=12,hq=12,sq=1000,d=64",
                            "b=16,hq=16,sq=1024,d=64,causal=1", "b=2,hq=24,sq=1536,d=64,causal=1",
                            "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1", "b=3,hq=12,sq=777,d=64,dtype=bf16",
+                           "b=8,hq=8,hkv=2,sq=2530,d=64,causal=1,dtype=bf16", "b=4,hq=32,hkv=8,sq=3072,d=64,causal=1",
                            "b=8,hq=16,sq=256,d=64", "b=8,hq=8,sq=512,d=64,dtype=bf16"}) {
     const Problem p = Problem::parse(text);
     const Config c = heuristic_config(p, h100);
@@ -373,7 +374,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(invalid_reason(c, p, h100), std::nullopt) << text;
     EXPECT_EQ(excluded_by_default(c, p, h100), std::nullopt) << text;
   }
-  EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=2049,d=64,causal=1"), h100).at("min_ctas"), 1);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=3073,d=64,causal=1"), h100).at("min_ctas"), 1);
   // Both schedulers of the four-CTA config occur among those shapes (the loop above checks which is which).
   EXPECT_EQ(heuristic_config(Problem::parse("b=64,hq=8,sq=256,d=64"), h100).at("scheduler"), kDynamicScheduler);
   EXPECT_EQ(heuristic_config(Problem::parse("b=32,hq=16,sq=384,d=64"), h100).at("scheduler"), kDynamicScheduler);
@@ -552,9 +553,9 @@ TEST(AttentionHeuristic, SkipIdleWhereAHeadsLastTileLeavesAWarpgroupWithoutRows)
     int block_m, skip_idle;
   };
   for (const Case& c : {
-           Case{"b=2,hq=32,sq=2560,skv=2560,d=64,causal=1,dtype=fp16", 192, 1},    // 64 rows of 192 last
-           Case{"b=2,hq=32,sq=2600,skv=2600,d=64,causal=1,dtype=fp16", 192, 1},    // 104: one of three idle
-           Case{"b=2,hq=32,sq=2650,skv=2650,d=64,causal=1,dtype=fp16", 192, 0},    // 154: all three have rows
+           Case{"b=2,hq=32,sq=3136,skv=3136,d=64,causal=1,dtype=fp16", 192, 1},    // 64 rows of 192 last
+           Case{"b=2,hq=32,sq=3176,skv=3176,d=64,causal=1,dtype=fp16", 192, 1},    // 104: one of three idle
+           Case{"b=2,hq=32,sq=3226,skv=3226,d=64,causal=1,dtype=fp16", 192, 0},    // 154: all three have rows
            Case{"b=16,hq=16,sq=1050,skv=1050,d=128,causal=1,dtype=fp16", 128, 1},  // 26 of 128
            Case{"b=16,hq=16,sq=1000,skv=1000,d=128,causal=1,dtype=fp16", 128, 0},  // 104 of 128
            Case{"b=4,hq=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16", 128, 0},   // whole tiles

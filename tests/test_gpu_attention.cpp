@@ -724,6 +724,15 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
     EXPECT_EQ(config.at("scheduler"), attention::kDynamicScheduler) << text;
     expect_cases_match_reference(f, {{text, "default"}}, 61);
   }
+  // Causal d=64 up to 3072 keys: the four-CTA config (64x64 tiles, a plain grid) over 41 64-key blocks, GQA
+  // with a query tail.
+  {
+    const char* text = "b=2,hq=8,hkv=2,sq=2600,skv=2600,d=64,causal=1,dtype=bf16";
+    const Config config = attention::heuristic_config(Problem::parse(text), limits);
+    EXPECT_EQ(config.at("block_m"), 64) << text;
+    EXPECT_EQ(config.at("min_ctas"), 4) << text;
+    expect_cases_match_reference(f, {{text, "default"}}, 63);
+  }
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's
   // buffers.
   const Problem p = Problem::parse("b=1,hq=8,hkv=2,sq=200,skv=700,d=128,causal=1,dtype=bf16");

@@ -337,7 +337,7 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     // Causal: the warpgroups do not take turns (the call15 figures above are without pingpong).
     if (p.causal) c.set("pingpong", 0);
     c = conform(c);
-    // Causal d=64 (past the four-CTA bound below, 2048 keys): 192-row tiles, three consumer warpgroups
+    // Causal d=64 (past the four-CTA bound below, 3072 keys): 192-row tiles, three consumer warpgroups
     // taking turns (pingpong), where those tiles are at least four per SM (the shapes measured had 5.3 to
     // 19). On the H100 (probe/call73, cuDNN's batch, median us of two rounds, 128 rows / 192 rows / 192 rows
     // with pingpong / cuDNN): b2 hq64 hkv32 s4635 845.8 / 777.1 / 772.7 / 813.8, b2 hq24 s6042 540.0 / 502.7 /
@@ -378,9 +378,9 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // s512 not measured with it), except where the busiest SM would hold few 192-row tiles (the tiles-per-SM
   // rule below).
   const bool rows192_short = rows192_persistent && p.skv >= 768 && rows192_tiles >= 2LL * limits.sm_count;
-  const bool short_range = p.d == 64 && p.skv <= (p.causal ? 2048 : 1024) && !rows192_short;
+  const bool short_range = p.d == 64 && p.skv <= (p.causal ? 3072 : 1024) && !rows192_short;
   if (p.d == 64) {
-    // Short K/V ranges at d=64 (at most sixteen 128-key blocks per causal tile, eight otherwise): each tile is
+    // Short K/V ranges at d=64 (at most 24 128-key blocks per causal tile, eight otherwise): each tile is
     // mostly its prologue (Q, the first K/V) and epilogue, which a 128-row tile's two consumer warpgroups pay
     // together and wait out together. Four CTAs per SM of one consumer warpgroup each (64-row tiles, 64-key
     // blocks, the producer's registers moved to the consumer, no overlap: 104 registers at four CTAs) run
@@ -411,7 +411,13 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     // scheduler / the 128-row default / cuDNN): causal at 2048 keys the four-CTA config leads, b4 hq32 hkv8
     // s2048 bf16 175.5 / 176.4 / 188.0 / 185.8, b8 hq16 s2048 178.2 / 180.0 / 185.6 / 187.9, b2 hq16 s2048
     // 59.8 / 60.2 / 59.4 / 60.7, and not beyond (b1 hq32 s3072 113.0 / - / 110.8, b2 hq16 hkv4 s4096 bf16
-    // 178.7 / - / 178.9, b1 hq16 s8192 340.9 / - / 333.2): the causal bound is 2048 keys. Non-causal, the
+    // 178.7 / - / 178.9, b1 hq16 s8192 340.9 / - / 333.2): the causal bound was 2048 keys. With the 192-row
+    // causal tiles of v13 beyond it (whose heads' last tile is partly empty at 2113-2176 and 2497-2560 keys,
+    // the default there 0.954-0.979x cuDNN, probe/call119), the four-CTA config led the default on all nine
+    // shapes measured from 2120 to 2900 keys, by 2.1-5.6% (probe/call120: b4 hq16 hkv4 s2120 bf16 115.5 ->
+    // 109.4 us, b1 hq64 hkv8 s2176 bf16 115.0 -> 109.2, b8 hq8 hkv2 s2530 bf16 149.0 -> 143.1, b4 hq16 hkv4
+    // s2900 bf16 184.9 -> 181.1), was level at 3100 (163.0 -> 162.6) and behind at 3300 (179.5 -> 180.4) and
+    // 4096 (b1 hq48 hkv8 250.0 -> 252.2): the causal bound is 3072 keys. Non-causal, the
     // dynamic scheduler now leads wherever the tiles are more than the four CTAs per SM hold at once: b32 hq16
     // s384 bf16 (3072 tiles) 59.0 / 54.2 (cuDNN 57.5), b16 hq16 s512 (2048) 50.4 / 48.4, b8 hq32 hkv8 s640
     // bf16 (2560) 71.1 / 69.2, b6 hq12 s640 (720) 27.8 / 27.2, b64 hq8 s256 (2048) 36.4 / 32.4; with fewer
