@@ -375,6 +375,14 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(excluded_by_default(c, p, h100), std::nullopt) << text;
   }
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=3073,d=64,causal=1"), h100).at("min_ctas"), 1);
+  // Causal from 2049 to 3072 keys: the four-CTA config only where the long-range config has 192-row tiles
+  // (at least four per SM); with fewer, its 128-row tiles (probe/call121).
+  EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=48,hkv=24,sq=2588,d=64,causal=1"), h100).at("min_ctas"), 4);
+  for (const char* text : {"b=1,hq=16,hkv=8,sq=2798,d=64,causal=1", "b=1,hq=16,sq=2057,d=64,causal=1"}) {
+    const Config c = heuristic_config(Problem::parse(text), h100);
+    EXPECT_EQ(c.at("block_m"), 128) << text;
+    EXPECT_EQ(c.at("min_ctas"), 1) << text;
+  }
   // Both schedulers of the four-CTA config occur among those shapes (the loop above checks which is which).
   EXPECT_EQ(heuristic_config(Problem::parse("b=64,hq=8,sq=256,d=64"), h100).at("scheduler"), kDynamicScheduler);
   EXPECT_EQ(heuristic_config(Problem::parse("b=32,hq=16,sq=384,d=64"), h100).at("scheduler"), kDynamicScheduler);

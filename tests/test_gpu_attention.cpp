@@ -724,10 +724,10 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
     EXPECT_EQ(config.at("scheduler"), attention::kDynamicScheduler) << text;
     expect_cases_match_reference(f, {{text, "default"}}, 61);
   }
-  // Causal d=64 up to 3072 keys: the four-CTA config (64x64 tiles, a plain grid) over 41 64-key blocks, GQA
-  // with a query tail.
+  // Causal d=64 up to 3072 keys where 192-row tiles would be at least four per SM: the four-CTA config (64x64
+  // tiles, a plain grid) over 41 64-key blocks, GQA with a query tail.
   {
-    const char* text = "b=2,hq=8,hkv=2,sq=2600,skv=2600,d=64,causal=1,dtype=bf16";
+    const char* text = "b=8,hq=8,hkv=2,sq=2600,skv=2600,d=64,causal=1,dtype=bf16";
     const Config config = attention::heuristic_config(Problem::parse(text), limits);
     EXPECT_EQ(config.at("block_m"), 64) << text;
     EXPECT_EQ(config.at("min_ctas"), 4) << text;

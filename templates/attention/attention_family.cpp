@@ -378,7 +378,11 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // s512 not measured with it), except where the busiest SM would hold few 192-row tiles (the tiles-per-SM
   // rule below).
   const bool rows192_short = rows192_persistent && p.skv >= 768 && rows192_tiles >= 2LL * limits.sm_count;
-  const bool short_range = p.d == 64 && p.skv <= (p.causal ? 3072 : 1024) && !rows192_short;
+  // Causal: up to 3072 keys where the long-range config has 192-row tiles (its heads' last tiles partly
+  // empty weigh most there), 2048 where it has 128-row ones (too few 192-row tiles per SM), which led the
+  // four-CTA config past 2048 keys (probe/call121, below).
+  const int causal_bound = c.at("block_m") == 192 ? 3072 : 2048;
+  const bool short_range = p.d == 64 && p.skv <= (p.causal ? causal_bound : 1024) && !rows192_short;
   if (p.d == 64) {
     // Short K/V ranges at d=64 (at most 24 128-key blocks per causal tile, eight otherwise): each tile is
     // mostly its prologue (Q, the first K/V) and epilogue, which a 128-row tile's two consumer warpgroups pay
@@ -417,7 +421,13 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     // shapes measured from 2120 to 2900 keys, by 2.1-5.6% (probe/call120: b4 hq16 hkv4 s2120 bf16 115.5 ->
     // 109.4 us, b1 hq64 hkv8 s2176 bf16 115.0 -> 109.2, b8 hq8 hkv2 s2530 bf16 149.0 -> 143.1, b4 hq16 hkv4
     // s2900 bf16 184.9 -> 181.1), was level at 3100 (163.0 -> 162.6) and behind at 3300 (179.5 -> 180.4) and
-    // 4096 (b1 hq48 hkv8 250.0 -> 252.2): the causal bound is 3072 keys. Non-causal, the
+    // 4096 (b1 hq48 hkv8 250.0 -> 252.2): the causal bound is 3072 keys. Held out (probe/call121, twelve
+    // random shapes of 2049-3072 keys, build against build): faster on all five whose default had been
+    // 192-row tiles, by 0.2-6.1% (b4 hq12 hkv3 s2165 bf16 91.6 -> 86.0 us, 0.968x -> 1.032x cuDNN; b8 hq48
+    // hkv24 s2588 bf16 775.3 -> 748.2), but slower on five of the six whose default had 128-row tiles (fewer
+    // than four 192-row tiles per SM), by 2.7-5.8% (b1 hq16 hkv8 s2798 bf16 57.8 -> 61.1, b1 hq16 s2057 bf16
+    // 41.0 -> 43.0; faster only on b1 hq40 hkv20 s2355, 87.7 -> 85.8, whose 192-row tiles are 520, just
+    // under four per SM): where the long-range config has 128-row tiles the bound stays 2048. Non-causal, the
     // dynamic scheduler now leads wherever the tiles are more than the four CTAs per SM hold at once: b32 hq16
     // s384 bf16 (3072 tiles) 59.0 / 54.2 (cuDNN 57.5), b16 hq16 s512 (2048) 50.4 / 48.4, b8 hq32 hkv8 s640
     // bf16 (2560) 71.1 / 69.2, b6 hq12 s640 (720) 27.8 / 27.2, b64 hq8 s256 (2048) 36.4 / 32.4; with fewer
