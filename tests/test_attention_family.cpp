@@ -361,7 +361,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
                            "b=4,hq=8,sq=768,d=64", "b=12,hq=12,sq=1000,d=64",
                            "b=16,hq=16,sq=1024,d=64,causal=1", "b=2,hq=24,sq=1536,d=64,causal=1",
                            "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1", "b=3,hq=12,sq=777,d=64,dtype=bf16",
-                           "b=8,hq=8,hkv=2,sq=2530,d=64,causal=1,dtype=bf16", "b=4,hq=32,hkv=8,sq=3072,d=64,causal=1",
+                           "b=8,hq=8,hkv=2,sq=2530,d=64,causal=1,dtype=bf16", "b=4,hq=32,hkv=8,sq=3000,d=64,causal=1",
                            "b=8,hq=16,sq=256,d=64", "b=8,hq=8,sq=512,d=64,dtype=bf16"}) {
     const Problem p = Problem::parse(text);
     const Config c = heuristic_config(p, h100);
@@ -376,12 +376,19 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   }
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=16,sq=3073,d=64,causal=1"), h100).at("min_ctas"), 1);
   // Causal from 2049 to 3072 keys: the four-CTA config only where the long-range config has 192-row tiles
-  // (at least four per SM); with fewer, its 128-row tiles (probe/call121).
+  // (at least four per SM) whose heads' last tile leaves a warpgroup without rows (2588 = 13 x 192 + 92);
+  // with fewer tiles, its 128-row tiles; with a last tile of every warpgroup busy (3034 = 15 x 192 + 154,
+  // 3072 = 16 x 192), its 192-row tiles (probe/call121-122).
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=48,hkv=24,sq=2588,d=64,causal=1"), h100).at("min_ctas"), 4);
   for (const char* text : {"b=1,hq=16,hkv=8,sq=2798,d=64,causal=1", "b=1,hq=16,sq=2057,d=64,causal=1"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
     EXPECT_EQ(c.at("block_m"), 128) << text;
     EXPECT_EQ(c.at("min_ctas"), 1) << text;
+  }
+  for (const char* text : {"b=3,hq=64,hkv=32,sq=3034,d=64,causal=1", "b=4,hq=32,hkv=8,sq=3072,d=64,causal=1"}) {
+    const Config c = heuristic_config(Problem::parse(text), h100);
+    EXPECT_EQ(c.at("block_m"), 192) << text;
+    EXPECT_EQ(c.at("skip_idle"), 0) << text;
   }
   // Both schedulers of the four-CTA config occur among those shapes (the loop above checks which is which).
   EXPECT_EQ(heuristic_config(Problem::parse("b=64,hq=8,sq=256,d=64"), h100).at("scheduler"), kDynamicScheduler);

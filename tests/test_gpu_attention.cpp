@@ -724,8 +724,9 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
     EXPECT_EQ(config.at("scheduler"), attention::kDynamicScheduler) << text;
     expect_cases_match_reference(f, {{text, "default"}}, 61);
   }
-  // Causal d=64 up to 3072 keys where 192-row tiles would be at least four per SM: the four-CTA config (64x64
-  // tiles, a plain grid) over 41 64-key blocks, GQA with a query tail.
+  // Causal d=64 up to 3072 keys where 192-row tiles would be at least four per SM and a head's last one
+  // would leave a warpgroup without rows: the four-CTA config (64x64 tiles, a plain grid) over 41 64-key
+  // blocks, GQA with a query tail.
   {
     const char* text = "b=8,hq=8,hkv=2,sq=2600,skv=2600,d=64,causal=1,dtype=bf16";
     const Config config = attention::heuristic_config(Problem::parse(text), limits);

@@ -213,6 +213,16 @@ bool d256_short_range(const Problem& p) { return mean_keys_per_tile(p) <= (p.cau
 // 1775-2415 keys).
 bool d256_long_range(const Problem& p) { return mean_keys_per_tile(p) > 4096; }
 
+// A head's last tile of c leaves at least one consumer warpgroup (64 rows) without rows: its rows as the
+// kernel's tiles count them (queries x group when packed) are not a whole number of tiles, and the last
+// tile's are at most block_m - 64. (Causal, that tile is the one that sees the whole K/V range.)
+bool last_tile_leaves_a_warpgroup_idle(const Config& c, const Problem& p) {
+  const int rows = evotune_split::tile_rows(p.sq, p.group(), c.at("pack_gqa") == 1);
+  const int block_m = c.at("block_m");
+  const int last = rows % block_m;  // rows of the last tile, 0 for a whole one
+  return block_m >= 128 && last != 0 && last <= block_m - 64;
+}
+
 // Non-causal d=128 keys per K/V block: the width of 128, 144 and 160 (the widest that fit beside the output
 // tile) whose blocks over the whole range cost least, a block costing its keys plus 16 keys' worth of fixed
 // work (its barriers, the softmax's per-row steps, the turn handed over) and the last block a whole one
@@ -378,10 +388,11 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // s512 not measured with it), except where the busiest SM would hold few 192-row tiles (the tiles-per-SM
   // rule below).
   const bool rows192_short = rows192_persistent && p.skv >= 768 && rows192_tiles >= 2LL * limits.sm_count;
-  // Causal: up to 3072 keys where the long-range config has 192-row tiles (its heads' last tiles partly
-  // empty weigh most there), 2048 where it has 128-row ones (too few 192-row tiles per SM), which led the
-  // four-CTA config past 2048 keys (probe/call121, below).
-  const int causal_bound = c.at("block_m") == 192 ? 3072 : 2048;
+  // Causal: up to 3072 keys where the long-range config has 192-row tiles whose heads' last tile leaves a
+  // warpgroup without rows (that tile, the one that sees the whole range, then runs on fewer warpgroups),
+  // else 2048 (probe/call119-123, below).
+  const bool idle_192 = c.at("block_m") == 192 && last_tile_leaves_a_warpgroup_idle(c, p);
+  const int causal_bound = idle_192 ? 3072 : 2048;
   const bool short_range = p.d == 64 && p.skv <= (p.causal ? causal_bound : 1024) && !rows192_short;
   if (p.d == 64) {
     // Short K/V ranges at d=64 (at most 24 128-key blocks per causal tile, eight otherwise): each tile is
@@ -427,7 +438,13 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     // hkv24 s2588 bf16 775.3 -> 748.2), but slower on five of the six whose default had 128-row tiles (fewer
     // than four 192-row tiles per SM), by 2.7-5.8% (b1 hq16 hkv8 s2798 bf16 57.8 -> 61.1, b1 hq16 s2057 bf16
     // 41.0 -> 43.0; faster only on b1 hq40 hkv20 s2355, 87.7 -> 85.8, whose 192-row tiles are 520, just
-    // under four per SM): where the long-range config has 128-row tiles the bound stays 2048. Non-causal, the
+    // under four per SM): where the long-range config has 128-row tiles the bound stays 2048. Held out again
+    // (probe/call122, shapes drawn for it) the 192-row tiles led the four-CTA config on all five of many
+    // tiles, by 0.6-4.6% (b3 hq64 hkv32 s3034 517.8 against 541.6 us; b6 hq40 hkv20 s2298 388.5 against 394.3):
+    // in all five the heads' last 192-row tile had every warpgroup busy (145-186 rows), while in every shape
+    // where the four-CTA config had led (fourteen, call120-121) it left at least one idle (4-126 rows). So
+    // the bound is 3072 only where the last 192-row tile leaves a warpgroup without rows (held out in
+    // probe/call123). Non-causal, the
     // dynamic scheduler now leads wherever the tiles are more than the four CTAs per SM hold at once: b32 hq16
     // s384 bf16 (3072 tiles) 59.0 / 54.2 (cuDNN 57.5), b16 hq16 s512 (2048) 50.4 / 48.4, b8 hq32 hkv8 s640
     // bf16 (2560) 71.1 / 69.2, b6 hq12 s640 (720) 27.8 / 27.2, b64 hq8 s256 (2048) 36.4 / 32.4; with fewer
@@ -549,11 +566,7 @@ Config with_tma_store(Config c, const Problem& p, const DeviceLimits& limits) {
 // 488.2 (base rounds 483-499). Where no warpgroup is idle the two forms cost 0.6-1.4% on pingpong and packed
 // tiles (b1 hq32 hkv8 s4096 d128 211.2 -> 214.1; b8 hq16 s1024 d256 141.0 -> 141.8): hence a tunable.
 Config with_skip_idle(Config c, const Problem& p) {
-  // A head's rows as the kernel's tiles count them (queries x group when packed).
-  const int rows = evotune_split::tile_rows(p.sq, p.group(), c.at("pack_gqa") == 1);
-  const int block_m = c.at("block_m");
-  const int last = rows % block_m;  // rows of the last tile, 0 for a whole one
-  c.set("skip_idle", p.causal && block_m >= 128 && last != 0 && last <= block_m - 64 ? 1 : 0);
+  c.set("skip_idle", p.causal && last_tile_leaves_a_warpgroup_idle(c, p) ? 1 : 0);
   return c;
 }
 
