@@ -245,8 +245,8 @@ int run(int argc, char** argv) {
       },
       stream, timing);
   const double median = times.median_us;
-  std::printf("time     median %.2f us (p10 %.2f, p90 %.2f; %zu samples of %d launch%s%s)\n", median, times.p10_us,
-              times.p90_us, times.samples_us.size(), times.batch, times.batch == 1 ? "" : "es",
+  std::printf("time     median %.2f us (p10 %.2f, p90 %.2f; %zu samples of %d launch%s%s)\n", median,
+              times.p10_us, times.p90_us, times.samples_us.size(), times.batch, times.batch == 1 ? "" : "es",
               times.graph ? " from a CUDA graph" : "");
   if (found.match == evotune_tuned::Match::exact) {
     std::printf("search   median %.2f us (p10 %.2f, p90 %.2f): this run / search = %.3f\n", entry.median_us,

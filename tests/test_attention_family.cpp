@@ -349,7 +349,8 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   }
   // Both sides of that occur among them.
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=16,sq=4096,d=64,causal=1"), h100).at("block_m"), 128);
-  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=32,hkv=8,sq=3200,d=64,causal=1"), h100).at("block_m"), 192);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=32,hkv=8,sq=3200,d=64,causal=1"), h100).at("block_m"),
+            192);
   // d=64 with at most 3072 keys causal, 1024 not, and enough tiles: four CTAs per SM of one consumer
   // warpgroup each (a grid; non-causal, the dynamic scheduler where the 64-row tiles are more than four per
   // SM), 64x64 tiles, the producer's registers moved to the consumer; 3073 keys causal, 1025 not, or too few
@@ -361,7 +362,8 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
                            "b=4,hq=8,sq=768,d=64", "b=12,hq=12,sq=1000,d=64",
                            "b=16,hq=16,sq=1024,d=64,causal=1", "b=2,hq=24,sq=1536,d=64,causal=1",
                            "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1", "b=3,hq=12,sq=777,d=64,dtype=bf16",
-                           "b=8,hq=8,hkv=2,sq=2530,d=64,causal=1,dtype=bf16", "b=4,hq=32,hkv=8,sq=3000,d=64,causal=1",
+                           "b=8,hq=8,hkv=2,sq=2530,d=64,causal=1,dtype=bf16",
+                           "b=4,hq=32,hkv=8,sq=3000,d=64,causal=1",
                            "b=8,hq=16,sq=256,d=64", "b=8,hq=8,sq=512,d=64,dtype=bf16"}) {
     const Problem p = Problem::parse(text);
     const Config c = heuristic_config(p, h100);
@@ -379,13 +381,15 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   // (at least four per SM) whose heads' last tile leaves a warpgroup without rows (2588 = 13 x 192 + 92);
   // with fewer tiles, its 128-row tiles; with a last tile of every warpgroup busy (3034 = 15 x 192 + 154,
   // 3072 = 16 x 192), its 192-row tiles (probe/call121-122).
-  EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=48,hkv=24,sq=2588,d=64,causal=1"), h100).at("min_ctas"), 4);
+  EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=48,hkv=24,sq=2588,d=64,causal=1"), h100).at("min_ctas"),
+            4);
   for (const char* text : {"b=1,hq=16,hkv=8,sq=2798,d=64,causal=1", "b=1,hq=16,sq=2057,d=64,causal=1"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
     EXPECT_EQ(c.at("block_m"), 128) << text;
     EXPECT_EQ(c.at("min_ctas"), 1) << text;
   }
-  for (const char* text : {"b=3,hq=64,hkv=32,sq=3034,d=64,causal=1", "b=4,hq=32,hkv=8,sq=3072,d=64,causal=1"}) {
+  for (const char* text :
+       {"b=3,hq=64,hkv=32,sq=3034,d=64,causal=1", "b=4,hq=32,hkv=8,sq=3072,d=64,causal=1"}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
     EXPECT_EQ(c.at("block_m"), 192) << text;
     EXPECT_EQ(c.at("skip_idle"), 0) << text;

@@ -230,8 +230,8 @@ bool last_tile_leaves_a_warpgroup_idle(const Config& c, const Problem& p) {
 // and 128's 4608; measured 842.1 us against 144's 854.3, run_d304f61); over short ones the padded keys of
 // 160-key blocks decide. On the H100, median us of two rounds, 160 / 144 / 128 (probe/call113, the fits
 // agreeing with each): b30 hq40 hkv20 s512 bf16 330.3 / 305.2 / 278.7 (cuDNN 282.1), b47 hq24 hkv6 s375
-// 191.0 / 178.9 / 166.3 (178.4), b16 hq16 s256 31.2 / 30.3 / 29.3, b6 hq16 hkv4 s1024 bf16 92.3 / 94.3 / 86.1,
-// b12 hq16 s768 107.3 / 113.5 / 104.2, b16 hq32 hkv8 sq256 skv1500 bf16 165.4 / 164.4 / 161.6, b2 hq32 hkv8
+// 191.0 / 178.9 / 166.3 (178.4), b16 hq16 s256 31.2 / 30.3 / 29.3, b6 hq16 hkv4 s1024 bf16 92.3 / 94.3 /
+// 86.1, b12 hq16 s768 107.3 / 113.5 / 104.2, b16 hq32 hkv8 sq256 skv1500 bf16 165.4 / 164.4 / 161.6, b2 hq32 hkv8
 // s2000 bf16 205.0 / 199.9 / 204.6; 160 where it pads least: b20 hq16 s448 80.2 / 90.7 / 84.1, b8 hq32 hkv8
 // s640 bf16 94.9 / 105.4 / 95.6; level at b4 hq16 s1300 (114.7 / 115.0 / 113.9, 1548 / 1600 / 1540 by the
 // count). Ties go to the wider blocks.
@@ -395,7 +395,8 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   const int causal_bound = idle_192 ? 3072 : 2048;
   const bool short_range = p.d == 64 && p.skv <= (p.causal ? causal_bound : 1024) && !rows192_short;
   if (p.d == 64) {
-    // Short K/V ranges at d=64 (at most 24 128-key blocks per causal tile, eight otherwise): each tile is
+    // Short K/V ranges at d=64 (at most 16 128-key blocks per causal tile, 24 where the 192-row tiles would
+    // idle a warpgroup in a head's last tile, eight otherwise): each tile is
     // mostly its prologue (Q, the first K/V) and epilogue, which a 128-row tile's two consumer warpgroups pay
     // together and wait out together. Four CTAs per SM of one consumer warpgroup each (64-row tiles, 64-key
     // blocks, the producer's registers moved to the consumer, no overlap: 104 registers at four CTAs) run
@@ -440,8 +441,8 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     // 41.0 -> 43.0; faster only on b1 hq40 hkv20 s2355, 87.7 -> 85.8, whose 192-row tiles are 520, just
     // under four per SM): where the long-range config has 128-row tiles the bound stays 2048. Held out again
     // (probe/call122, shapes drawn for it) the 192-row tiles led the four-CTA config on all five of many
-    // tiles, by 0.6-4.6% (b3 hq64 hkv32 s3034 517.8 against 541.6 us; b6 hq40 hkv20 s2298 388.5 against 394.3):
-    // in all five the heads' last 192-row tile had every warpgroup busy (145-186 rows), while in every shape
+    // tiles, by 0.6-4.6% (b3 hq64 hkv32 s3034 517.8 against 541.6 us; b6 hq40 hkv20 s2298 388.5 against
+    // 394.3): in all five the heads' last 192-row tile had every warpgroup busy (145-186 rows), while in every shape
     // where the four-CTA config had led (fourteen, call120-121) it left at least one idle (4-126 rows). So
     // the bound is 3072 only where the last 192-row tile leaves a warpgroup without rows (held out in
     // probe/call123). Non-causal, the
