@@ -562,6 +562,37 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   }
 }
 
+// Non-causal GQA defaults pack the group's query heads into the tiles where that cuts the tiles the busiest
+// SM runs by at least 3% (at least two packed per SM); causal, MHA, d=256 and grids whose tiles per SM do
+// not drop keep them unpacked.
+TEST(AttentionHeuristic, PackedGqaWhereItCutsTheBusiestSmsTiles) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  struct Case {
+    const char* problem;
+    int block_m, pack_gqa;
+  };
+  for (const Case& c : {
+           // 192-row walk: 6 x 32 x 14 = 2688 tiles (21 per SM) unpacked, 22 x 8 x 14 = 2464 (19) packed
+           Case{"b=14,hq=32,hkv=8,sq=1024,skv=1024,d=64,causal=0,dtype=bf16", 192, 1},
+           Case{"b=14,hq=32,hkv=8,sq=1024,skv=1024,d=64,causal=1,dtype=bf16", 64, 0},   // causal
+           Case{"b=14,hq=32,hkv=32,sq=1024,skv=1024,d=64,causal=0,dtype=bf16", 192, 0},  // MHA
+           Case{"b=6,hq=32,hkv=8,sq=1100,skv=1100,d=64,causal=0,dtype=bf16", 192, 0},  // 9 per SM either way
+           Case{"b=4,hq=32,hkv=8,sq=1000,skv=1000,d=64,causal=0,dtype=bf16", 64, 0},   // 16 per SM either way
+           // four-CTA config: 16 x 32 x 5 = 2560 tiles (20 per SM) against 31 x 16 x 5 = 2480 (19)
+           Case{"b=5,hq=32,hkv=16,sq=990,skv=990,d=64,causal=0,dtype=fp16", 64, 1},
+           // 128-row d=128: 2 x 12 x 14 = 336 tiles (3 per SM) against 3 x 6 x 14 = 252 (2)
+           Case{"b=14,hq=12,hkv=6,sq=191,skv=191,d=128,causal=0,dtype=bf16", 128, 1},
+           Case{"b=2,hq=12,hkv=6,sq=191,skv=191,d=128,causal=0,dtype=bf16", 64, 0},  // a small grid
+           Case{"b=14,hq=12,hkv=6,sq=191,skv=191,d=256,causal=0,dtype=bf16", 128, 0},
+       }) {
+    const Problem p = Problem::parse(c.problem);
+    const Config config = heuristic_config(p, h100);
+    EXPECT_EQ(config.at("block_m"), c.block_m) << c.problem;
+    EXPECT_EQ(config.at("pack_gqa"), c.pack_gqa) << c.problem;
+    EXPECT_EQ(invalid_reason(config, p, h100), std::nullopt) << c.problem;
+  }
+}
+
 // skip_idle follows the problem: on where a causal head's last tile leaves a consumer warpgroup without rows
 // (its rows are the queries, or queries x group when packed), off where the tiles are whole, the last one
 // fills all but less than a warpgroup, the problem is not causal, or the tile has one warpgroup.

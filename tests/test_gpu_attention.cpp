@@ -734,6 +734,17 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
     EXPECT_EQ(config.at("min_ctas"), 4) << text;
     expect_cases_match_reference(f, {{text, "default"}}, 63);
   }
+  // Non-causal GQA defaults that pack the group's query heads into the tiles (fewer tiles on the busiest
+  // SM): the persistent 192-row walk at d=64 (1024 queries: 22 packed tiles per KV head, not 24), the
+  // four-CTA config at d=64 with a query tail (990 queries in 64-row tiles of 32 queries x 2 heads), and
+  // 128-row d=128 tiles of 64 queries x 2 heads with a query tail and sq < skv.
+  for (const char* text : {"b=6,hq=32,hkv=8,sq=1024,skv=1024,d=64,causal=0,dtype=bf16",
+                           "b=5,hq=32,hkv=16,sq=990,skv=990,d=64,causal=0,dtype=fp16",
+                           "b=14,hq=12,hkv=6,sq=191,skv=500,d=128,causal=0,dtype=bf16"}) {
+    const Config config = attention::heuristic_config(Problem::parse(text), limits);
+    EXPECT_EQ(config.at("pack_gqa"), 1) << text;
+    expect_cases_match_reference(f, {{text, "default"}}, 71);
+  }
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's
   // buffers.
   const Problem p = Problem::parse("b=1,hq=8,hkv=2,sq=200,skv=700,d=128,causal=1,dtype=bf16");

@@ -639,9 +639,31 @@ std::optional<Config> finish_wgmma_tiles(Config c, const Problem& p, const Devic
   return c;
 }
 
-// The rules every wgmma default passes through last: a grid that leaves SMs idle, validity, split-KV
-// (finish_wgmma_tiles), then skip_idle for the tile that results.
+// Non-causal GQA: the group's query heads as one CTA's rows (pack_gqa=on) where that cuts the tiles the
+// busiest SM runs by at least 3%. Packed, a head's rows are its queries x the group, interleaved, so the last
+// tile's padding rows are those of block_m / group queries instead of block_m: at 1024 queries 192-row tiles
+// pad 12.5% (six tiles per head), packed in groups of four 3% (22 tiles per KV head, not 24). On the H100,
+// b14 hq32 hkv8 s1024 d64 bf16 on the persistent 192-row walk, the default there: 277.0 us unpacked, 0.993x
+// cuDNN, behind the four-CTA config's 268.4 (probe/call126-127); a 96-trial search found the same walk
+// packed, 256.1 us (1.072x; call127). Where the tiles per SM do not drop, packing costs a little (non-causal
+// d=128: b1 hq32 hkv8 s4096 bf16 398.4 / 400.7 us, b2 hq32 hkv8 s2048 215.2 / 216.6, probe/call60-61), hence
+// the margin; grids of under two packed tiles per SM keep theirs (the small-grid rules decide there).
+// Causal tiles keep theirs: packed, the diagonal runs through every head of the group (causal d=128 packs
+// only over long ranges, above).
+Config with_packed_gqa(Config c, const Problem& p, const DeviceLimits& limits) {
+  if (p.causal || p.group() == 1 || p.d > 128 || c.at("pack_gqa") == 1) return c;
+  Config packed = c;
+  packed.set("pack_gqa", 1);
+  if (invalid_reason(packed, p, limits) || excluded_by_default(packed, p, limits)) return c;
+  const long long per_sm = evotune_split::ceil_div(unsplit_ctas(c, p), limits.sm_count);
+  const long long packed_per_sm = evotune_split::ceil_div(unsplit_ctas(packed, p), limits.sm_count);
+  return packed_per_sm >= 2 && packed_per_sm * 100 <= per_sm * 97 ? packed : c;
+}
+
+// The rules every wgmma default passes through last: packed GQA where it cuts the tiles, a grid that leaves
+// SMs idle, validity, split-KV (finish_wgmma_tiles), then skip_idle for the tile that results.
 std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits) {
+  c = with_packed_gqa(std::move(c), p, limits);
   const std::optional<Config> finished = finish_wgmma_tiles(std::move(c), p, limits);
   if (!finished) return std::nullopt;
   return with_skip_idle(*finished, p);
