@@ -645,9 +645,14 @@ std::optional<Config> finish_wgmma_tiles(Config c, const Problem& p, const Devic
 // pad 12.5% (six tiles per head), packed in groups of four 3% (22 tiles per KV head, not 24). On the H100,
 // b14 hq32 hkv8 s1024 d64 bf16 on the persistent 192-row walk, the default there: 277.0 us unpacked, 0.993x
 // cuDNN, behind the four-CTA config's 268.4 (probe/call126-127); a 96-trial search found the same walk
-// packed, 256.1 us (1.072x; call127). Where the tiles per SM do not drop, packing costs a little (non-causal
-// d=128: b1 hq32 hkv8 s4096 bf16 398.4 / 400.7 us, b2 hq32 hkv8 s2048 215.2 / 216.6, probe/call60-61), hence
-// the margin; grids of under two packed tiles per SM keep theirs (the small-grid rules decide there).
+// packed, 256.1 us (1.072x; call127). Held out (probe/call128, two rounds, packed / unpacked / cuDNN), on
+// sixteen shapes drawn for it the default packed was faster on all sixteen, by 0.4-13.3% (d=64: b14 hq8 hkv2
+// s196 8.62 -> 7.61 us, four-CTA tiles; b19 hq48 hkv24 s1422 1058.9 -> 1002.8, the walk; d=128: b31 hq24 hkv6
+// sq207 skv828 bf16 143.9 -> 128.3; b27 hq48 hkv6 s909 994.5 -> 913.1; least on b4 hq48 hkv12 s2513 bf16,
+// 898.3 -> 894.6), all 1.067-1.555x cuDNN; of call127's shapes b61 hq8 hkv2 s1024 bf16 0.974x -> 1.038x.
+// Where the tiles per SM do not drop, packing costs a little (non-causal d=128: b1 hq32 hkv8 s4096 bf16
+// 398.4 / 400.7 us, b2 hq32 hkv8 s2048 215.2 / 216.6, probe/call60-61), hence the margin; grids of under
+// two packed tiles per SM keep theirs (the small-grid rules decide there).
 // Causal tiles keep theirs: packed, the diagonal runs through every head of the group (causal d=128 packs
 // only over long ranges, above).
 Config with_packed_gqa(Config c, const Problem& p, const DeviceLimits& limits) {
