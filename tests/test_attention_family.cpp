@@ -289,14 +289,14 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   }
   EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=32,hkv=8,sq=3072,d=64,causal=1"), h100).at("q_buffers"), 1);
   // Causal d=128 GQA over at least 2048 keys packs the group's heads into the tile's rows where whole groups
-  // fit (a power of two); not without causality, not for a group of 7, not at d=64, not over 1024 keys.
+  // fit (a power of two); not without causality, not for a group of 7, not over 1024 keys. (Causal d=64 packs
+  // where its tiles have 192 rows: with_packed_gqa, tested below.)
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=32,hkv=8,sq=4096,d=128,causal=1"), h100).at("pack_gqa"), 1);
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=32,hkv=4,sq=8192,d=128,causal=1"), h100).at("pack_gqa"), 1);
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=32,hkv=8,sq=512,skv=4096,d=128,causal=1"), h100).at("pack_gqa"),
             1);
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=32,hkv=8,sq=4096,d=128"), h100).at("pack_gqa"), 0);
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=28,hkv=4,sq=3000,d=128,causal=1"), h100).at("pack_gqa"), 0);
-  EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=32,hkv=8,sq=4096,d=64,causal=1"), h100).at("pack_gqa"), 0);
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=32,hkv=8,sq=1024,d=128,causal=1"), h100).at("pack_gqa"), 0);
   // Non-causal d=128: dynamic, 160-key blocks, one Q buffer and the output tile.
   const Config d128 = heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128"), h100);
@@ -380,7 +380,8 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   // Causal from 2049 to 3072 keys: the four-CTA config only where the long-range config has 192-row tiles
   // (at least four per SM) whose heads' last tile leaves a warpgroup without rows (2588 = 13 x 192 + 92);
   // with fewer tiles, its 128-row tiles; with a last tile of every warpgroup busy (3034 = 15 x 192 + 154,
-  // 3072 = 16 x 192), its 192-row tiles (probe/call121-122).
+  // 3072 = 16 x 192), its 192-row tiles (probe/call121-122), which then pack the group (with_packed_gqa):
+  // skip_idle follows the packed rows' last tile (3034 x 2 = 31 x 192 + 116; 3072 x 4 = 64 x 192).
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=48,hkv=24,sq=2588,d=64,causal=1"), h100).at("min_ctas"),
             4);
   for (const char* text : {"b=1,hq=16,hkv=8,sq=2798,d=64,causal=1", "b=1,hq=16,sq=2057,d=64,causal=1"}) {
@@ -388,11 +389,13 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(c.at("block_m"), 128) << text;
     EXPECT_EQ(c.at("min_ctas"), 1) << text;
   }
-  for (const char* text :
-       {"b=3,hq=64,hkv=32,sq=3034,d=64,causal=1", "b=4,hq=32,hkv=8,sq=3072,d=64,causal=1"}) {
+  for (const auto& [text, skip_idle] :
+       {std::pair{"b=3,hq=64,hkv=32,sq=3034,d=64,causal=1", 1},
+        std::pair{"b=4,hq=32,hkv=8,sq=3072,d=64,causal=1", 0}}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
     EXPECT_EQ(c.at("block_m"), 192) << text;
-    EXPECT_EQ(c.at("skip_idle"), 0) << text;
+    EXPECT_EQ(c.at("pack_gqa"), 1) << text;
+    EXPECT_EQ(c.at("skip_idle"), skip_idle) << text;
   }
   // Both schedulers of the four-CTA config occur among those shapes (the loop above checks which is which).
   EXPECT_EQ(heuristic_config(Problem::parse("b=64,hq=8,sq=256,d=64"), h100).at("scheduler"), kDynamicScheduler);
@@ -563,8 +566,8 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
 }
 
 // Non-causal GQA defaults pack the group's query heads into the tiles where that cuts the tiles the busiest
-// SM runs by at least 3% (at least two packed per SM); causal, MHA, d=256 and grids whose tiles per SM do
-// not drop keep them unpacked.
+// SM runs by at least 3% (at least two packed per SM); causal ones where the tiles have 192 rows (d=64);
+// MHA, d=256, other causal tiles and grids whose tiles per SM do not drop keep them unpacked.
 TEST(AttentionHeuristic, PackedGqaWhereItCutsTheBusiestSmsTiles) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   struct Case {
@@ -574,7 +577,10 @@ TEST(AttentionHeuristic, PackedGqaWhereItCutsTheBusiestSmsTiles) {
   for (const Case& c : {
            // 192-row walk: 6 x 32 x 14 = 2688 tiles (21 per SM) unpacked, 22 x 8 x 14 = 2464 (19) packed
            Case{"b=14,hq=32,hkv=8,sq=1024,skv=1024,d=64,causal=0,dtype=bf16", 192, 1},
-           Case{"b=14,hq=32,hkv=8,sq=1024,skv=1024,d=64,causal=1,dtype=bf16", 64, 0},   // causal
+           Case{"b=14,hq=32,hkv=8,sq=1024,skv=1024,d=64,causal=1,dtype=bf16", 64, 0},   // causal, 64 rows
+           Case{"b=2,hq=28,hkv=7,sq=6080,skv=6080,d=64,causal=1,dtype=bf16", 192, 1},  // causal, 192 rows
+           Case{"b=8,hq=32,hkv=32,sq=4672,skv=4672,d=64,causal=1,dtype=fp16", 192, 0},  // causal MHA
+           Case{"b=35,hq=16,hkv=8,sq=740,skv=740,d=128,causal=1,dtype=bf16", 128, 0},  // causal, 128 rows
            Case{"b=14,hq=32,hkv=32,sq=1024,skv=1024,d=64,causal=0,dtype=bf16", 192, 0},  // MHA
            Case{"b=6,hq=32,hkv=8,sq=1100,skv=1100,d=64,causal=0,dtype=bf16", 192, 0},  // 9 per SM either way
            Case{"b=4,hq=32,hkv=8,sq=1000,skv=1000,d=64,causal=0,dtype=bf16", 64, 0},   // 16 per SM either way

@@ -734,13 +734,15 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
     EXPECT_EQ(config.at("min_ctas"), 4) << text;
     expect_cases_match_reference(f, {{text, "default"}}, 63);
   }
-  // Non-causal GQA defaults that pack the group's query heads into the tiles (fewer tiles on the busiest
+  // GQA defaults that pack the group's query heads into the tiles (non-causal: fewer tiles on the busiest
   // SM): the persistent 192-row walk at d=64 (1024 queries: 22 packed tiles per KV head, not 24), the
   // four-CTA config at d=64 with a query tail (990 queries in 64-row tiles of 32 queries x 2 heads), and
-  // 128-row d=128 tiles of 64 queries x 2 heads with a query tail and sq < skv.
+  // 128-row d=128 tiles of 64 queries x 2 heads with a query tail and sq < skv; and causal d=64 192-row tiles
+  // of 48 queries x 4 heads, whose packed last tile (3200 x 4 = 66 x 192 + 128) skips its idle warpgroup.
   for (const char* text : {"b=6,hq=32,hkv=8,sq=1024,skv=1024,d=64,causal=0,dtype=bf16",
                            "b=5,hq=32,hkv=16,sq=990,skv=990,d=64,causal=0,dtype=fp16",
-                           "b=14,hq=12,hkv=6,sq=191,skv=500,d=128,causal=0,dtype=bf16"}) {
+                           "b=14,hq=12,hkv=6,sq=191,skv=500,d=128,causal=0,dtype=bf16",
+                           "b=2,hq=16,hkv=4,sq=3200,skv=3200,d=64,causal=1,dtype=fp16"}) {
     const Config config = attention::heuristic_config(Problem::parse(text), limits);
     EXPECT_EQ(config.at("pack_gqa"), 1) << text;
     expect_cases_match_reference(f, {{text, "default"}}, 71);

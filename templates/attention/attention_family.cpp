@@ -639,7 +639,7 @@ std::optional<Config> finish_wgmma_tiles(Config c, const Problem& p, const Devic
   return c;
 }
 
-// Non-causal GQA: the group's query heads as one CTA's rows (pack_gqa=on) where that cuts the tiles the
+// GQA: the group's query heads as one CTA's rows (pack_gqa=on). Non-causal, where that cuts the tiles the
 // busiest SM runs by at least 3%. Packed, a head's rows are its queries x the group, interleaved, so the last
 // tile's padding rows are those of block_m / group queries instead of block_m: at 1024 queries 192-row tiles
 // pad 12.5% (six tiles per head), packed in groups of four 3% (22 tiles per KV head, not 24). On the H100,
@@ -653,19 +653,26 @@ std::optional<Config> finish_wgmma_tiles(Config c, const Problem& p, const Devic
 // Where the tiles per SM do not drop, packing costs a little (non-causal d=128: b1 hq32 hkv8 s4096 bf16
 // 398.4 / 400.7 us, b2 hq32 hkv8 s2048 215.2 / 216.6, probe/call60-61), hence the margin; grids of under
 // two packed tiles per SM keep theirs (the small-grid rules decide there).
-// Causal tiles keep theirs: packed, the diagonal runs through every head of the group (causal d=128 packs
-// only over long ranges, above).
+// Causal: the 192-row d=64 tiles (at least four per SM, past the four-CTA bound) pack wherever they can: a
+// packed tile spans 192 / group queries of the diagonal, not 192. On the H100, median us of two rounds,
+// unpacked / packed: b15 hq16 hkv4 s3584 852.5 / 829.8, b14 hq28 hkv7 s3584 1397.1 / 1341.3 (probe/call129);
+// held out on six more drawn for it (call130) faster on all six, by 1.3-9.0% (b7 hq40 hkv20 s3780 1112.2 /
+// 1098.0, b33 hq16 hkv2 s3150 1506.0 / 1413.8, b2 hq28 hkv7 s6080 bf16 563.7 / 517.0), 1.059-1.185x cuDNN.
+// Other causal tiles keep theirs: packed, the four-CTA config was 1.7-8.2% slower on all three shapes
+// measured and 128-row d=128 tiles below 2048 keys mixed (call129: 0.7-6.0% faster on four, 5.1% slower on
+// one; from 2048 keys causal d=128 packs, above).
 Config with_packed_gqa(Config c, const Problem& p, const DeviceLimits& limits) {
-  if (p.causal || p.group() == 1 || p.d > 128 || c.at("pack_gqa") == 1) return c;
+  if (p.group() == 1 || p.d > 128 || c.at("pack_gqa") == 1) return c;
   Config packed = c;
   packed.set("pack_gqa", 1);
   if (invalid_reason(packed, p, limits) || excluded_by_default(packed, p, limits)) return c;
+  if (p.causal) return p.d == 64 && c.at("block_m") == 192 ? packed : c;
   const long long per_sm = evotune_split::ceil_div(unsplit_ctas(c, p), limits.sm_count);
   const long long packed_per_sm = evotune_split::ceil_div(unsplit_ctas(packed, p), limits.sm_count);
   return packed_per_sm >= 2 && packed_per_sm * 100 <= per_sm * 97 ? packed : c;
 }
 
-// The rules every wgmma default passes through last: packed GQA where it cuts the tiles, a grid that leaves
+// The rules every wgmma default passes through last: packed GQA (with_packed_gqa), a grid that leaves
 // SMs idle, validity, split-KV (finish_wgmma_tiles), then skip_idle for the tile that results.
 std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits) {
   c = with_packed_gqa(std::move(c), p, limits);
