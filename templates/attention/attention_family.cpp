@@ -657,7 +657,8 @@ std::optional<Config> finish_wgmma_tiles(Config c, const Problem& p, const Devic
 // packed tile spans 192 / group queries of the diagonal, not 192. On the H100, median us of two rounds,
 // unpacked / packed: b15 hq16 hkv4 s3584 852.5 / 829.8, b14 hq28 hkv7 s3584 1397.1 / 1341.3 (probe/call129);
 // held out on six more drawn for it (call130) faster on all six, by 1.3-9.0% (b7 hq40 hkv20 s3780 1112.2 /
-// 1098.0, b33 hq16 hkv2 s3150 1506.0 / 1413.8, b2 hq28 hkv7 s6080 bf16 563.7 / 517.0), 1.059-1.185x cuDNN.
+// 1098.0, b33 hq16 hkv2 s3150 1506.0 / 1413.8, b2 hq28 hkv7 s6080 bf16 563.7 / 517.0), 1.059-1.185x cuDNN
+// (sq < skv: 1.93x flash).
 // Other causal tiles keep theirs: packed, the four-CTA config was 1.7-8.2% slower on all three shapes
 // measured and 128-row d=128 tiles below 2048 keys mixed (call129: 0.7-6.0% faster on four, 5.1% slower on
 // one; from 2048 keys causal d=128 packs, above).
