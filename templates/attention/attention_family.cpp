@@ -247,6 +247,11 @@ int noncausal_d128_block_n(const Problem& p) {
   return best;
 }
 
+// The tiles of c that the busiest SM runs, one SM after another taking the next: ceil(tiles / SMs).
+long long tiles_per_sm(const Config& c, const Problem& p, const DeviceLimits& limits) {
+  return (unsplit_ctas(c, p) + limits.sm_count - 1) / limits.sm_count;
+}
+
 std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limits) {
   if (limits.compute_capability != 90 || p.sq < 128) return std::nullopt;
   Config c = default_config();
@@ -483,8 +488,8 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     // s384 43.07 / 44.30, b96 hq8 s192 33.02 / 36.09; (24, 8) b32 hq16 s384 bf16 53.90 / 56.69. Two bounds
     // before this one, on rounds of all the slots (528 and 132 tiles), failed held out (call65, call66).
     if (short_range && !p.causal && more_tiles_than_slots) {
-      const long long per_sm64 = evotune_split::ceil_div(unsplit_ctas(c, p), limits.sm_count);
-      const long long per_sm192 = evotune_split::ceil_div(unsplit_ctas(rows192_walk, p), limits.sm_count);
+      const long long per_sm64 = tiles_per_sm(c, p, limits);
+      const long long per_sm192 = tiles_per_sm(rows192_walk, p, limits);
       if (3 * per_sm192 <= per_sm64 && per_sm192 <= 4 && !invalid_reason(rows192_walk, p, limits)) {
         short_range_other = c;
         c = rows192_walk;
@@ -668,8 +673,7 @@ Config with_packed_gqa(Config c, const Problem& p, const DeviceLimits& limits) {
   packed.set("pack_gqa", 1);
   if (invalid_reason(packed, p, limits) || excluded_by_default(packed, p, limits)) return c;
   if (p.causal) return p.d == 64 && c.at("block_m") == 192 ? packed : c;
-  const long long per_sm = evotune_split::ceil_div(unsplit_ctas(c, p), limits.sm_count);
-  const long long packed_per_sm = evotune_split::ceil_div(unsplit_ctas(packed, p), limits.sm_count);
+  const long long per_sm = tiles_per_sm(c, p, limits), packed_per_sm = tiles_per_sm(packed, p, limits);
   return packed_per_sm >= 2 && packed_per_sm * 100 <= per_sm * 97 ? packed : c;
 }
 
