@@ -2206,7 +2206,7 @@ inline constexpr TunedAttention kEntry0 = {
     "mma=wgmma,block_m=128,block_n=128,warps=12,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=smem,min_ctas=1,overlap=on,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=on,pingpong=off,producer_regs=32,scheduler=dynamic,q_buffers=2,o_store=tma,rescale=every,skip_idle=off",
     {"wgmma", 128, 128, 12, 2, "light", "swizzled", 16, "smem", 1, "on", 1, 1, 1, "kernel", "on", "off", 32, "dynamic", 2, "tma", "every", "off"},
     223.87199848890305, 222.88000583648682, 224.57599639892578, 614.0674529727498, 2133.231997489929, 260.88, 7, 83, true,
-    "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "7951ed7b8a62e6fa", 384, 230512, kCubin0, sizeof(kCubin0)};
+    "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "2ef18f2e5b558820", 384, 230512, kCubin0, sizeof(kCubin0)};
 
 // NVIDIA H100 80GB HBM3: b=2,hq=32,hkv=8,sq=1,skv=2112,d=128,causal=0,dtype=bf16 (sm_90)
 //   run 2 (evo, 96 trials, started 2026-11-24T14:11:33Z), trial 54: median 9.35 us (p10 9.04, p90 9.40), 7.4 TFLOP/s, 1853 GB/s
@@ -4673,7 +4673,7 @@ inline constexpr TunedAttention kEntry1 = {
     "mma=mma_sync,block_m=16,block_n=64,warps=4,stages=3,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=regs,min_ctas=1,overlap=off,qk_split=1,kv_warps=4,splits=8,combine=kernel,pack_gqa=on,pingpong=off,producer_regs=none,scheduler=grid,q_buffers=1,o_store=threads,rescale=every,skip_idle=off",
     {"mma_sync", 16, 64, 4, 3, "light", "swizzled", 16, "regs", 1, "off", 1, 4, 8, "kernel", "on", "off", 0, "grid", 1, "threads", "every", "off"},
     9.353142763887133, 9.035428719861168, 9.396571133817945, 7.399225880225764, 15.349818224256689, 11.265, 2, 54, true,
-    "sm_90a", "_Z13attention_fwdI17AttentionTunablesEv15AttentionParams", "7951ed7b8a62e6fa", 128, 102400, kCubin1, sizeof(kCubin1)};
+    "sm_90a", "_Z13attention_fwdI17AttentionTunablesEv15AttentionParams", "2ef18f2e5b558820", 128, 102400, kCubin1, sizeof(kCubin1)};
 
 // NVIDIA H100 80GB HBM3: b=2,hq=32,hkv=8,sq=2048,skv=2048,d=128,causal=1,dtype=bf16 (sm_90)
 //   run 1 (evo, 96 trials, started 2026-11-24T14:11:17Z), trial 56: median 136.64 us (p10 135.97, p90 137.60), 503.2 TFLOP/s, 614 GB/s
@@ -6707,7 +6707,7 @@ inline constexpr TunedAttention kEntry2 = {
     "mma=wgmma,block_m=128,block_n=128,warps=12,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=smem,min_ctas=1,overlap=on,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off,pingpong=off,producer_regs=24,scheduler=dynamic,q_buffers=2,o_store=tma,rescale=every,skip_idle=off",
     {"wgmma", 128, 128, 12, 2, "light", "swizzled", 16, "smem", 1, "on", 1, 1, 1, "kernel", "off", "off", 24, "dynamic", 2, "tma", "every", "off"},
     136.6400048136711, 135.96799969673157, 137.60000467300415, 503.1691213839969, 1179.2160272598267, 148.256, 1, 56, true,
-    "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "7951ed7b8a62e6fa", 384, 230512, kCubin2, sizeof(kCubin2)};
+    "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "2ef18f2e5b558820", 384, 230512, kCubin2, sizeof(kCubin2)};
 
 // NVIDIA H100 80GB HBM3: b=32,hq=32,hkv=8,sq=1,skv=4096,d=128,causal=0,dtype=fp16 (sm_90)
 //   run 6 (evo, 96 trials, started 2026-11-24T14:12:29Z), trial 61: median 176.56 us (p10 175.39, p90 177.28), 12.2 TFLOP/s, 3044 GB/s
@@ -8322,7 +8322,7 @@ inline constexpr TunedAttention kEntry3 = {
     "mma=mma_sync,block_m=16,block_n=64,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=regs,min_ctas=1,overlap=off,qk_split=1,kv_warps=4,splits=1,combine=kernel,pack_gqa=on,pingpong=off,producer_regs=none,scheduler=grid,q_buffers=1,o_store=threads,rescale=every,skip_idle=off",
     {"mma_sync", 16, 64, 4, 2, "light", "swizzled", 16, "regs", 1, "off", 1, 4, 1, "kernel", "on", "off", 0, "grid", 1, "threads", "every", "off"},
     176.55999958515167, 175.3920018672943, 177.279993891716, 12.162911492103328, 213.80800008773804, 180.224, 6, 61, true,
-    "sm_90a", "_Z13attention_fwdI17AttentionTunablesEv15AttentionParams", "7951ed7b8a62e6fa", 128, 69632, kCubin3, sizeof(kCubin3)};
+    "sm_90a", "_Z13attention_fwdI17AttentionTunablesEv15AttentionParams", "2ef18f2e5b558820", 128, 69632, kCubin3, sizeof(kCubin3)};
 
 // NVIDIA H100 80GB HBM3: b=4,hq=16,hkv=16,sq=4096,skv=4096,d=128,causal=0,dtype=fp16 (sm_90)
 //   run 3 (evo, 96 trials, started 2026-11-24T14:11:48Z), trial 82: median 823.10 us (p10 821.12, p90 876.54), 667.9 TFLOP/s, 326 GB/s
@@ -10388,7 +10388,7 @@ inline constexpr TunedAttention kEntry4 = {
     "mma=wgmma,block_m=128,block_n=160,warps=12,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=smem,min_ctas=1,overlap=on,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off,pingpong=on,producer_regs=32,scheduler=persistent,q_buffers=1,o_store=tma,rescale=every,skip_idle=off",
     {"wgmma", 128, 160, 12, 2, "light", "swizzled", 16, "smem", 1, "on", 1, 1, 1, "kernel", "off", "on", 32, "persistent", 1, "tma", "every", "off"},
     823.1039941310883, 821.120023727417, 876.5439987182617, 667.9056568888979, 4651.087999343872, 845.712, 3, 82, true,
-    "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "7951ed7b8a62e6fa", 384, 230496, kCubin4, sizeof(kCubin4)};
+    "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "2ef18f2e5b558820", 384, 230496, kCubin4, sizeof(kCubin4)};
 
 // NVIDIA H100 80GB HBM3: b=4,hq=32,hkv=8,sq=2048,skv=2048,d=64,causal=1,dtype=fp16 (sm_90)
 //   run 5 (evo, 96 trials, started 2026-11-24T14:12:17Z), trial 0: median 188.50 us (p10 187.30, p90 189.28), 364.7 TFLOP/s, 445 GB/s
@@ -12198,7 +12198,7 @@ inline constexpr TunedAttention kEntry5 = {
     "mma=wgmma,block_m=128,block_n=128,warps=12,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=smem,min_ctas=1,overlap=on,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off,pingpong=off,producer_regs=32,scheduler=dynamic,q_buffers=1,o_store=tma,rescale=every,skip_idle=off",
     {"wgmma", 128, 128, 12, 2, "light", "swizzled", 16, "smem", 1, "on", 1, 1, 1, "kernel", "off", "off", 32, "dynamic", 1, "tma", "every", "off"},
     188.49600106477737, 187.29600310325623, 189.28000330924988, 364.745303771048, 2271.9039916992188, 187.68, 5, 0, true,
-    "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "7951ed7b8a62e6fa", 384, 99424, kCubin5, sizeof(kCubin5)};
+    "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "2ef18f2e5b558820", 384, 99424, kCubin5, sizeof(kCubin5)};
 
 // NVIDIA H100 80GB HBM3: b=8,hq=16,hkv=16,sq=2048,skv=2048,d=64,causal=0,dtype=bf16 (sm_90)
 //   run 4 (evo, 96 trials, started 2026-11-24T14:12:04Z), trial 87: median 285.36 us (p10 284.99, p90 285.89), 481.6 TFLOP/s, 470 GB/s
@@ -14072,7 +14072,7 @@ inline constexpr TunedAttention kEntry6 = {
     "mma=wgmma,block_m=192,block_n=128,warps=16,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=smem,min_ctas=1,overlap=on,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off,pingpong=on,producer_regs=24,scheduler=dynamic,q_buffers=2,o_store=threads,rescale=every,skip_idle=off",
     {"wgmma", 192, 128, 16, 2, "light", "swizzled", 16, "smem", 1, "on", 1, 1, 1, "kernel", "off", "on", 24, "dynamic", 2, "threads", "every", "off"},
     285.3600084781647, 284.9920094013214, 285.8879864215851, 481.6335484603009, 2279.152035713196, 299.84, 4, 87, true,
-    "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "7951ed7b8a62e6fa", 512, 115824, kCubin6, sizeof(kCubin6)};
+    "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "2ef18f2e5b558820", 512, 115824, kCubin6, sizeof(kCubin6)};
 
 inline constexpr TunedAttention kEntries[] = {kEntry0, kEntry1, kEntry2, kEntry3, kEntry4, kEntry5, kEntry6};
 

@@ -193,22 +193,21 @@ struct WgmmaMainloop {
   // work at sq = 2560 in 192-row tiles); non-causal, it costs what every other tile does, and the configs
   // with pingpong sit at their register limit (b4 hq16 s4096 d128's default spilled 28 bytes with a first
   // form of it). Off, every warpgroup computes, and the kernel is that of before the tunable.
-  __device__ __forceinline__ static int active_consumers(const Tile& w) {
-    if constexpr (!Cfg::kSkipIdle) {
-      return Cfg::kConsumers;
-    } else {
-      return min(Cfg::kConsumers, (w.rows - w.m0 + 63) / 64);
-    }
-  }
-
-  // This thread's warpgroup has rows in tile w (active_consumers).
-  __device__ __forceinline__ bool has_rows(const Tile& w) const {
+  __device__ __forceinline__ static bool consumer_has_rows(const Tile& w, int c) {
     if constexpr (!Cfg::kSkipIdle) {
       return true;
     } else {
-      return w.m0 + consumer * 64 < w.rows;
+      return w.m0 + c * 64 < w.rows;
     }
   }
+  __device__ __forceinline__ static int active_consumers(const Tile& w) {
+    int active = 0;
+#pragma unroll
+    for (int c = 0; c < Cfg::kConsumers; ++c) active += consumer_has_rows(w, c) ? 1 : 0;
+    return active;
+  }
+  // This thread's warpgroup has rows in tile w (one of the active_consumers).
+  __device__ __forceinline__ bool has_rows(const Tile& w) const { return consumer_has_rows(w, consumer); }
 
   // ---- producer (one thread)
   // Loads one work tile: its Q, then its K/V blocks through the rings. `ring` counts the blocks the rings
