@@ -272,9 +272,10 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
             kCombineKernel);
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=8,hkv=1,sq=1,skv=5000,d=128"), a100).at("combine"),
             kCombineKernel);
-  // A short query chunk of 4 heads: 40 x 4 = 160 packed rows, capped at 128.
+  // A short query chunk of 4 heads: 40 x 4 = 160 packed rows, capped at 128 on the mma.sync path (sm_80; on
+  // sm_90 the wgmma mainloop takes it: ShortQueryChunksTakeWgmmaWherePackedRowsFillATile).
   EXPECT_EQ(
-      heuristic_config(Problem::parse("b=1,hq=32,hkv=8,sq=40,skv=2048,d=128,causal=1"), h100).at("block_m"),
+      heuristic_config(Problem::parse("b=1,hq=32,hkv=8,sq=40,skv=2048,d=128,causal=1"), a100).at("block_m"),
       128);
   // Long prefill: the large-tile config, unpacked.
   const Config prefill = heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128,causal=1"), h100);
@@ -354,16 +355,16 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   // d=64 with at most 3072 keys causal, 1024 not, and enough tiles: four CTAs per SM of one consumer
   // warpgroup each (a grid; non-causal, the dynamic scheduler where the 64-row tiles are more than four per
   // SM), 64x64 tiles, the producer's registers moved to the consumer; 3073 keys causal, 1025 not, or too few
-  // tiles: not.
+  // tiles: not (nor causal GQA from 1536 keys in groups of four: CausalD64PackedTilesNearTheFourCtaBound).
   // (Non-causal: where the persistent 192-row rule above does not take the shape: tiles of 1/8 padding or
   // more, s777, s1000, s640, s256; fewer than two per SM, b4 hq8 s768; below 768 keys, s384.)
   for (const char* text : {"b=32,hq=8,sq=256,d=64,causal=1", "b=8,hq=16,hkv=4,sq=384,d=64,causal=1",
                            "b=64,hq=8,sq=256,d=64", "b=32,hq=16,sq=384,d=64", "b=16,hq=16,sq=640,d=64,dtype=bf16",
                            "b=4,hq=8,sq=768,d=64", "b=12,hq=12,sq=1000,d=64",
                            "b=16,hq=16,sq=1024,d=64,causal=1", "b=2,hq=24,sq=1536,d=64,causal=1",
-                           "b=4,hq=32,hkv=8,sq=2048,d=64,causal=1", "b=3,hq=12,sq=777,d=64,dtype=bf16",
-                           "b=8,hq=8,hkv=2,sq=2530,d=64,causal=1,dtype=bf16",
-                           "b=4,hq=32,hkv=8,sq=3000,d=64,causal=1",
+                           "b=4,hq=32,hkv=16,sq=2048,d=64,causal=1", "b=3,hq=12,sq=777,d=64,dtype=bf16",
+                           "b=8,hq=8,hkv=4,sq=2530,d=64,causal=1,dtype=bf16",
+                           "b=4,hq=32,hkv=16,sq=3000,d=64,causal=1",
                            "b=8,hq=16,sq=256,d=64", "b=8,hq=8,sq=512,d=64,dtype=bf16"}) {
     const Problem p = Problem::parse(text);
     const Config c = heuristic_config(p, h100);
@@ -590,6 +591,65 @@ TEST(AttentionHeuristic, PackedGqaWhereItCutsTheBusiestSmsTiles) {
            Case{"b=14,hq=12,hkv=6,sq=191,skv=191,d=128,causal=0,dtype=bf16", 128, 1},
            Case{"b=2,hq=12,hkv=6,sq=191,skv=191,d=128,causal=0,dtype=bf16", 64, 0},  // a small grid
            Case{"b=14,hq=12,hkv=6,sq=191,skv=191,d=256,causal=0,dtype=bf16", 128, 0},
+       }) {
+    const Problem p = Problem::parse(c.problem);
+    const Config config = heuristic_config(p, h100);
+    EXPECT_EQ(config.at("block_m"), c.block_m) << c.problem;
+    EXPECT_EQ(config.at("pack_gqa"), c.pack_gqa) << c.problem;
+    EXPECT_EQ(invalid_reason(config, p, h100), std::nullopt) << c.problem;
+  }
+}
+
+// Short query chunks (fewer than 128 queries) take the wgmma mainloop on sm_90, packed, where queries x the
+// group fill a 128-row tile and the group divides 64; otherwise (MHA, fewer packed rows, a group of 6, an
+// sm_80 GPU) the mma.sync path keeps them.
+TEST(AttentionHeuristic, ShortQueryChunksTakeWgmmaWherePackedRowsFillATile) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  const DeviceLimits a100 = DeviceLimits::for_target(runtime::Target::parse("sm_80"));
+  struct Case {
+    const char* problem;
+    bool wgmma;
+  };
+  for (const Case& c : {
+           Case{"b=28,hq=12,hkv=6,sq=64,skv=3527,d=256,causal=0,dtype=bf16", true},   // 128 rows
+           Case{"b=64,hq=24,hkv=3,sq=64,skv=4098,d=256,causal=0,dtype=fp16", true},   // 512 rows
+           Case{"b=28,hq=48,hkv=12,sq=64,skv=28340,d=128,causal=1,dtype=fp16", true},
+           Case{"b=8,hq=32,hkv=4,sq=16,skv=8192,d=128,causal=0,dtype=bf16", true},    // 16 x 8 = 128
+           Case{"b=3,hq=32,hkv=4,sq=17,skv=901,d=64,causal=1,dtype=fp16", true},
+           Case{"b=8,hq=32,hkv=8,sq=16,skv=8192,d=128,causal=0,dtype=bf16", false},   // 64 rows
+           Case{"b=25,hq=16,hkv=16,sq=64,skv=9030,d=64,causal=0,dtype=fp16", false},  // MHA
+           Case{"b=8,hq=12,hkv=2,sq=64,skv=4000,d=128,causal=0,dtype=fp16", false},   // a group of 6
+           Case{"b=32,hq=32,hkv=8,sq=1,skv=4096,d=128,causal=0,dtype=fp16", false},   // decode
+       }) {
+    const Problem p = Problem::parse(c.problem);
+    const Config config = heuristic_config(p, h100);
+    EXPECT_EQ(config.at("mma") == kWgmma, c.wgmma) << c.problem << ": " << format(config);
+    if (c.wgmma) {
+      EXPECT_EQ(config.at("pack_gqa"), 1) << c.problem;
+    }
+    EXPECT_EQ(invalid_reason(config, p, h100), std::nullopt) << c.problem;
+    EXPECT_EQ(excluded_by_default(config, p, h100), std::nullopt) << c.problem;
+    EXPECT_NE(heuristic_config(p, a100).at("mma"), kWgmma) << c.problem;
+  }
+}
+
+// Causal d=64 GQA from 1536 keys where the long-range config has 192-row tiles (at least four per SM): packed
+// 192-row tiles in groups of at least four or over more keys than queries, the four-CTA config up to the
+// bound otherwise (groups of two over as many keys as queries, MHA, fewer keys).
+TEST(AttentionHeuristic, CausalD64PackedTilesNearTheFourCtaBound) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  struct Case {
+    const char* problem;
+    int block_m, pack_gqa;
+  };
+  for (const Case& c : {
+           Case{"b=4,hq=16,hkv=4,sq=1800,skv=1800,d=64,causal=1,dtype=bf16", 192, 1},
+           Case{"b=13,hq=64,hkv=8,sq=1654,skv=1654,d=64,causal=1,dtype=fp16", 192, 1},
+           Case{"b=12,hq=48,hkv=24,sq=1248,skv=2496,d=64,causal=1,dtype=fp16", 192, 1},  // sq < skv
+           Case{"b=4,hq=16,hkv=8,sq=1800,skv=1800,d=64,causal=1,dtype=bf16", 64, 0},    // a group of two
+           Case{"b=4,hq=16,hkv=16,sq=1800,skv=1800,d=64,causal=1,dtype=bf16", 64, 0},   // MHA
+           Case{"b=8,hq=16,hkv=4,sq=1400,skv=1400,d=64,causal=1,dtype=bf16", 64, 0},    // under 1536 keys
+           Case{"b=4,hq=16,hkv=8,sq=900,skv=1800,d=64,causal=1,dtype=bf16", 64, 0},     // 320 192-row tiles
        }) {
     const Problem p = Problem::parse(c.problem);
     const Config config = heuristic_config(p, h100);

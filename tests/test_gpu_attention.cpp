@@ -747,6 +747,18 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
     EXPECT_EQ(config.at("pack_gqa"), 1) << text;
     expect_cases_match_reference(f, {{text, "default"}}, 71);
   }
+  // Short query chunks whose packed rows fill a 128-row tile, on the wgmma mainloop: 64-row tiles of 16
+  // queries x 4 heads with a query tail (160 rows), causal 17 queries x 8 heads over 901 keys, 128-row d=256
+  // tiles of 48 x 8 (three per KV head) on a grid, causal 128-row d=128 tiles of 50 x 4 (a tail of 72).
+  for (const char* text : {"b=6,hq=16,hkv=4,sq=40,skv=1333,d=128,causal=0,dtype=bf16",
+                           "b=3,hq=32,hkv=4,sq=17,skv=901,d=64,causal=1,dtype=fp16",
+                           "b=8,hq=24,hkv=3,sq=48,skv=2000,d=256,causal=0,dtype=fp16",
+                           "b=40,hq=16,hkv=4,sq=50,skv=700,d=128,causal=1,dtype=bf16"}) {
+    const Config config = attention::heuristic_config(Problem::parse(text), limits);
+    EXPECT_EQ(config.at("mma"), attention::kWgmma) << text;
+    EXPECT_EQ(config.at("pack_gqa"), 1) << text;
+    expect_cases_match_reference(f, {{text, "default"}}, 73);
+  }
   // The launcher library builds the same TMA descriptors (attention::KernelArguments) on the caller's
   // buffers.
   const Problem p = Problem::parse("b=1,hq=8,hkv=2,sq=200,skv=700,d=128,causal=1,dtype=bf16");

@@ -252,8 +252,24 @@ long long tiles_per_sm(const Config& c, const Problem& p, const DeviceLimits& li
   return (unsplit_ctas(c, p) + limits.sm_count - 1) / limits.sm_count;
 }
 
+// Short query chunks (fewer than 128 queries: speculative decoding, chunked prefill) whose packed rows,
+// queries x the group, fill at least one 128-row tile: the mma.sync path would run its 128-row prefill tile
+// there (heuristic_config), at the mma.sync rate; the wgmma rules below, packed (pack_gqa=on), instead. The
+// group divides 64, so that a warpgroup's 64 rows hold whole groups (pack_gqa with o_store=tma and every
+// wgmma block_m). On the H100 (a fourth survey, probe/call132, found two such shapes at 0.638x and 0.846x
+// cuDNN), median us of two rounds, the mma.sync default / this one (probe/call133, sixteen shapes drawn for
+// it, 16-100 queries, every head dim): faster on all sixteen, by 7% (b4 hq16 hkv2 sq16 skv31661 d256 bf16
+// 138.9 / 129.6, a split decode-like grid) to 2.9x (b28 hq8 hkv2 sq80 skv6010 d128 bf16 340.4 / 116.6; b36
+// hq48 hkv24 sq96 skv10708 d64 causal 2533.1 / 967.3; b31 hq24 hkv3 sq48 skv15218 d256 bf16 2586.3 / 946.1),
+// all 1.349-8.976x the stronger library, where the mma.sync default had been below it on seven
+// (0.508-0.931x).
+bool short_chunk_fills_a_tile(const Problem& p) {
+  const int group = p.group();
+  return p.sq < 128 && group > 1 && 64 % group == 0 && static_cast<long long>(p.sq) * group >= 128;
+}
+
 std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limits) {
-  if (limits.compute_capability != 90 || p.sq < 128) return std::nullopt;
+  if (limits.compute_capability != 90 || (p.sq < 128 && !short_chunk_fills_a_tile(p))) return std::nullopt;
   Config c = default_config();
   c.set("mma", kWgmma);
   c.set("block_m", p.d == 64 ? 192 : 128);
@@ -267,7 +283,7 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   c.set("producer_regs", p.d == 64 ? 32 : 24);
   c.set("splits", 1);
   c.set("combine", kCombineKernel);
-  c.set("pack_gqa", 0);
+  c.set("pack_gqa", p.sq < 128 ? 1 : 0);
   // The softmax reference moves only past a margin (rescale=lazy), for every shape the rules below give. On
   // the H100, three interleaved rounds each, median us with it / without (probe/call33): d=128 b4 hq16 s4096
   // 810.8 / 826.7, causal 455.6 / 468.4, b1 hq32 hkv8 causal 236.5 / 243.3, b2 hq32 hkv4 s8192 causal 1615.0
@@ -398,7 +414,23 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // else 2048 (probe/call119-123, below).
   const bool idle_192 = c.at("block_m") == 192 && last_tile_leaves_a_warpgroup_idle(c, p);
   const int causal_bound = idle_192 ? 3072 : 2048;
-  const bool short_range = p.d == 64 && p.skv <= (p.causal ? causal_bound : 1024) && !rows192_short;
+  // Causal GQA from 1536 keys, where the long-range 192-row tiles pack (with_packed_gqa) in groups of at
+  // least four, or over more keys than queries: there the packed tiles lead the four-CTA config, which the
+  // bound above was set against unpacked tiles. On the H100, median us of two rounds, four-CTA / packed
+  // 192-row (probe/call132, fourteen shapes of 1536-3072 keys whose default was the four-CTA config): faster
+  // on all eleven of that kind, by 0.3-14.4% (b11 hq24 hkv6 s2915 fp16 674.4 / 627.8, b13 hq64 hkv8 s1654
+  // 712.6 / 694.3, b36 hq8 hkv2 s2799 bf16 657.1 / 638.0, b61 hq24 hkv3 sq1056 skv2112 1476.4 / 1290.6, b12
+  // hq48 hkv24 sq1248 skv2496 810.4 / 733.1; level on b22 hq8 hkv1 s1569 bf16, 152.0 / 151.5), while in
+  // groups of two over as many keys as queries it was slower on four of five (b2 hq28 hkv14 s1856 75.5 /
+  // 82.0, b64 hq8 hkv4 s1718 bf16 468.5 / 486.7): there a packed tile spans 96 queries of the diagonal, as
+  // coarse as the four-CTA config's 64-row tiles are fine. Held out (probe/call133, eight shapes drawn for
+  // it, build against build): faster on all eight, by 2.1-12.1% (b4 hq40 hkv10 s1616 152.4 / 149.2, b14 hq8
+  // hkv1 sq1056 skv2112 bf16 129.6 / 115.6, b62 hq24 hkv12 sq513 skv1540 684.4 / 636.5, b28 hq24 hkv6 s2624
+  // 1354.4 / 1307.3).
+  const bool packed_192_leads = p.causal && c.at("block_m") == 192 && p.skv >= 1536 && p.group() > 1 &&
+                                64 % p.group() == 0 && (p.group() >= 4 || p.sq < p.skv);
+  const bool short_range =
+      p.d == 64 && p.skv <= (p.causal ? causal_bound : 1024) && !rows192_short && !packed_192_leads;
   if (p.d == 64) {
     // Short K/V ranges at d=64 (at most 16 128-key blocks per causal tile, 24 where the 192-row tiles would
     // idle a warpgroup in a head's last tile, eight otherwise): each tile is
