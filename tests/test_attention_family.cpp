@@ -273,7 +273,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=8,hkv=1,sq=1,skv=5000,d=128"), a100).at("combine"),
             kCombineKernel);
   // A short query chunk of 4 heads: 40 x 4 = 160 packed rows, capped at 128 on the mma.sync path (sm_80; on
-  // sm_90 the wgmma mainloop takes it: ShortQueryChunksTakeWgmmaWherePackedRowsFillATile).
+  // sm_90 the wgmma mainloop takes it: ShortQueryChunksTakeWgmmaOnSm90).
   EXPECT_EQ(
       heuristic_config(Problem::parse("b=1,hq=32,hkv=8,sq=40,skv=2048,d=128,causal=1"), a100).at("block_m"),
       128);
@@ -600,32 +600,39 @@ TEST(AttentionHeuristic, PackedGqaWhereItCutsTheBusiestSmsTiles) {
   }
 }
 
-// Short query chunks (fewer than 128 queries) take the wgmma mainloop on sm_90, packed, where queries x the
-// group fill a 128-row tile and the group divides 64; otherwise (MHA, fewer packed rows, a group of 6, an
-// sm_80 GPU) the mma.sync path keeps them.
-TEST(AttentionHeuristic, ShortQueryChunksTakeWgmmaWherePackedRowsFillATile) {
+// Short query chunks (fewer than 128 queries) take the wgmma mainloop on sm_90: packed where queries x the
+// group fill a 128-row tile and the group divides 64; else, from 48 queries on grids of at least half the
+// SMs, unpacked tiles of one head's queries (128 rows over more than 64 queries, else 64). The mma.sync path
+// keeps the rest (fewer queries, small grids, decode) and every chunk on an sm_80 GPU.
+TEST(AttentionHeuristic, ShortQueryChunksTakeWgmmaOnSm90) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   const DeviceLimits a100 = DeviceLimits::for_target(runtime::Target::parse("sm_80"));
   struct Case {
     const char* problem;
     bool wgmma;
+    int pack_gqa, block_m;  // when wgmma
   };
   for (const Case& c : {
-           Case{"b=28,hq=12,hkv=6,sq=64,skv=3527,d=256,causal=0,dtype=bf16", true},   // 128 rows
-           Case{"b=64,hq=24,hkv=3,sq=64,skv=4098,d=256,causal=0,dtype=fp16", true},   // 512 rows
-           Case{"b=28,hq=48,hkv=12,sq=64,skv=28340,d=128,causal=1,dtype=fp16", true},
-           Case{"b=8,hq=32,hkv=4,sq=16,skv=8192,d=128,causal=0,dtype=bf16", true},    // 16 x 8 = 128
-           Case{"b=3,hq=32,hkv=4,sq=17,skv=901,d=64,causal=1,dtype=fp16", true},
-           Case{"b=8,hq=32,hkv=8,sq=16,skv=8192,d=128,causal=0,dtype=bf16", false},   // 64 rows
-           Case{"b=25,hq=16,hkv=16,sq=64,skv=9030,d=64,causal=0,dtype=fp16", false},  // MHA
-           Case{"b=8,hq=12,hkv=2,sq=64,skv=4000,d=128,causal=0,dtype=fp16", false},   // a group of 6
-           Case{"b=32,hq=32,hkv=8,sq=1,skv=4096,d=128,causal=0,dtype=fp16", false},   // decode
+           Case{"b=28,hq=12,hkv=6,sq=64,skv=3527,d=256,causal=0,dtype=bf16", true, 1, 128},   // 128 rows
+           Case{"b=64,hq=24,hkv=3,sq=64,skv=4098,d=256,causal=0,dtype=fp16", true, 1, 128},   // 512 rows
+           Case{"b=28,hq=48,hkv=12,sq=64,skv=28340,d=128,causal=1,dtype=fp16", true, 1, 128},
+           Case{"b=8,hq=32,hkv=4,sq=16,skv=8192,d=128,causal=0,dtype=bf16", true, 1, 64},     // 16 x 8 = 128
+           Case{"b=3,hq=32,hkv=4,sq=17,skv=901,d=64,causal=1,dtype=fp16", true, 1, 64},
+           Case{"b=40,hq=32,hkv=32,sq=127,skv=1265,d=64,causal=0,dtype=bf16", true, 0, 128},  // MHA
+           Case{"b=25,hq=16,hkv=16,sq=64,skv=9030,d=64,causal=0,dtype=fp16", true, 0, 64},
+           Case{"b=8,hq=12,hkv=2,sq=64,skv=4000,d=128,causal=0,dtype=fp16", true, 0, 64},   // a group of 6
+           Case{"b=20,hq=48,hkv=8,sq=80,skv=6773,d=256,causal=1,dtype=bf16", true, 0, 128},
+           Case{"b=8,hq=32,hkv=8,sq=16,skv=8192,d=128,causal=0,dtype=bf16", false, 0, 0},   // 64 rows
+           Case{"b=16,hq=16,hkv=16,sq=32,skv=4000,d=128,causal=0,dtype=bf16", false, 0, 0},  // 32 queries
+           Case{"b=1,hq=8,hkv=8,sq=64,skv=2000,d=128,causal=0,dtype=fp16", false, 0, 0},     // 8 tiles
+           Case{"b=32,hq=32,hkv=8,sq=1,skv=4096,d=128,causal=0,dtype=fp16", false, 0, 0},    // decode
        }) {
     const Problem p = Problem::parse(c.problem);
     const Config config = heuristic_config(p, h100);
     EXPECT_EQ(config.at("mma") == kWgmma, c.wgmma) << c.problem << ": " << format(config);
     if (c.wgmma) {
-      EXPECT_EQ(config.at("pack_gqa"), 1) << c.problem;
+      EXPECT_EQ(config.at("pack_gqa"), c.pack_gqa) << c.problem;
+      EXPECT_EQ(config.at("block_m"), c.block_m) << c.problem;
     }
     EXPECT_EQ(invalid_reason(config, p, h100), std::nullopt) << c.problem;
     EXPECT_EQ(excluded_by_default(config, p, h100), std::nullopt) << c.problem;

@@ -268,8 +268,70 @@ bool short_chunk_fills_a_tile(const Problem& p) {
   return p.sq < 128 && group > 1 && 64 % group == 0 && static_cast<long long>(p.sq) * group >= 128;
 }
 
+// The other short query chunks from 48 queries (one query head per KV head, a group that does not divide 64,
+// or too few packed rows), unpacked: tiles of one head's queries, 128 rows over more than 64 queries (the
+// prefill tile of d=128 and d=256, both overlaps and pingpong, the dynamic scheduler), else 64 rows (d=64:
+// the four-CTA config; d=128: 128-key blocks three deep on a grid; d=256: 64-key blocks, the dynamic
+// scheduler and tma_half's output tile). On the H100, median us of two rounds, the mma.sync default / this
+// config / the fastest measured (probe/call134, fourteen shapes, 48-127 queries): 128 rows, b40 hq32 sq127
+// skv1265 d64 bf16 236.9 / 163.7 / = (cuDNN 162.8), b26 hq28 sq80 skv512 d64 bf16 67.3 / 44.9 / = (cuDNN
+// 43.2), b56 hq28 sq127 skv9341 d128 bf16 3186.1 / 2489.1 / =, b50 hq12 sq112 skv1794 d128 causal 296.0 /
+// 203.7 / =, b64 hq32 sq96 skv4385 d256 4293.7 / 3047.1 / =, b20 hq48 hkv8 sq80 skv6773 d256 causal 1952.0 /
+// 1120.0 / 1092.9 (80-key blocks); 64 rows, b58 hq12 hkv2 sq48 skv7404 d64 causal 384.2 / 222.5 / =, b55
+// hq28 sq48 skv696 d64 106.7 / 104.0 / 103.7, b58 hq12 sq48 skv13595 d128 causal bf16 1728.5 / 1580.6 / =,
+// b5 hq48 sq64 skv13896 d128 causal 599.6 / 573.9 / 568.4 (128 rows), b25 hq32 sq48 skv686 d256 bf16 227.8
+// / 205.4 / =, b53 hq28 sq64 skv13692 d256 7205.1 / 6710.6 / =. Measured on grids of 120-2800 tiles: grids
+// of fewer tiles than half the SMs keep the mma.sync path, which splits their keys (16 ways at b1 hq8 sq64
+// skv2000), as do chunks under 48 queries (not measured; decode's own rules).
+bool short_chunk_unpacked(const Problem& p, const DeviceLimits& limits) {
+  if (p.sq < 48 || p.sq >= 128 || short_chunk_fills_a_tile(p)) return false;
+  const long long tiles = static_cast<long long>(p.b) * p.hq;  // one per query head: 64 or 128 rows
+  return 2 * tiles >= limits.sm_count;
+}
+
+Config short_chunk_unpacked_config(const Problem& p) {
+  Config c = default_config();
+  c.set("mma", kWgmma);
+  c.set("splits", 1);
+  c.set("combine", kCombineKernel);
+  c.set("pack_gqa", 0);
+  c.set("rescale", 1);
+  c.set("q_buffers", 1);
+  c.set("overlap", 1);
+  if (p.sq > 64) {
+    c.set("block_m", 128);
+    c.set("block_n", p.d == 256 ? 64 : 128);
+    c.set("stages", 2);
+    c.set("pingpong", 1);
+    c.set("producer_regs", p.d == 64 ? 32 : 24);
+    c.set("scheduler", kDynamicScheduler);
+    c.set("o_store", p.d == 256 ? 2 : 1);
+  } else if (p.d == 64) {
+    c.set("block_m", 64);
+    c.set("block_n", 64);
+    c.set("stages", 2);
+    c.set("overlap", 0);
+    c.set("pingpong", 0);
+    c.set("producer_regs", 24);
+    c.set("min_ctas", 4);
+    c.set("scheduler", kGridScheduler);
+    c.set("o_store", 1);
+  } else {
+    c.set("block_m", 64);
+    c.set("block_n", p.d == 256 ? 64 : 128);
+    c.set("stages", p.d == 256 ? 2 : 3);
+    c.set("pingpong", 0);
+    c.set("producer_regs", 0);
+    c.set("scheduler", p.d == 256 ? kDynamicScheduler : kGridScheduler);
+    c.set("o_store", p.d == 256 ? 2 : 1);
+  }
+  return conform(c);
+}
+
 std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limits) {
-  if (limits.compute_capability != 90 || (p.sq < 128 && !short_chunk_fills_a_tile(p))) return std::nullopt;
+  if (limits.compute_capability != 90) return std::nullopt;
+  if (short_chunk_unpacked(p, limits)) return WgmmaSides{short_chunk_unpacked_config(p), std::nullopt};
+  if (p.sq < 128 && !short_chunk_fills_a_tile(p)) return std::nullopt;
   Config c = default_config();
   c.set("mma", kWgmma);
   c.set("block_m", p.d == 64 ? 192 : 128);
