@@ -601,9 +601,10 @@ TEST(AttentionHeuristic, PackedGqaWhereItCutsTheBusiestSmsTiles) {
 }
 
 // Short query chunks (fewer than 128 queries) take the wgmma mainloop on sm_90: packed where queries x the
-// group fill a 128-row tile and the group divides 64; else, from 48 queries on grids of at least half the
-// SMs, unpacked tiles of one head's queries (128 rows over more than 64 queries, else 64). The mma.sync path
-// keeps the rest (fewer queries, small grids, decode) and every chunk on an sm_80 GPU.
+// group fill a 128-row tile and the group divides 64; else, from 48 queries, unpacked tiles of one head's
+// queries (128 rows over more than 64 queries, else 64); either only where the grid, split as the rules
+// split it, holds at least half the SMs. The mma.sync path keeps the rest (fewer queries, small grids,
+// decode) and every chunk on an sm_80 GPU.
 TEST(AttentionHeuristic, ShortQueryChunksTakeWgmmaOnSm90) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   const DeviceLimits a100 = DeviceLimits::for_target(runtime::Target::parse("sm_80"));
@@ -617,7 +618,8 @@ TEST(AttentionHeuristic, ShortQueryChunksTakeWgmmaOnSm90) {
            Case{"b=64,hq=24,hkv=3,sq=64,skv=4098,d=256,causal=0,dtype=fp16", true, 1, 128},   // 512 rows
            Case{"b=28,hq=48,hkv=12,sq=64,skv=28340,d=128,causal=1,dtype=fp16", true, 1, 128},
            Case{"b=8,hq=32,hkv=4,sq=16,skv=8192,d=128,causal=0,dtype=bf16", true, 1, 64},     // 16 x 8 = 128
-           Case{"b=3,hq=32,hkv=4,sq=17,skv=901,d=64,causal=1,dtype=fp16", true, 1, 64},
+           Case{"b=12,hq=32,hkv=4,sq=17,skv=901,d=64,causal=1,dtype=fp16", true, 1, 128},
+           Case{"b=3,hq=32,hkv=4,sq=17,skv=901,d=64,causal=1,dtype=fp16", false, 0, 0},    // 36 CTAs
            Case{"b=40,hq=32,hkv=32,sq=127,skv=1265,d=64,causal=0,dtype=bf16", true, 0, 128},  // MHA
            Case{"b=25,hq=16,hkv=16,sq=64,skv=9030,d=64,causal=0,dtype=fp16", true, 0, 64},
            Case{"b=8,hq=12,hkv=2,sq=64,skv=4000,d=128,causal=0,dtype=fp16", true, 0, 64},   // a group of 6

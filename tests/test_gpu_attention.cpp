@@ -726,9 +726,9 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
   }
   // Causal d=64 up to 3072 keys where 192-row tiles would be at least four per SM and a head's last one
   // would leave a warpgroup without rows: the four-CTA config (64x64 tiles, a plain grid) over 41 64-key
-  // blocks, GQA with a query tail.
+  // blocks, GQA in groups of two (larger groups pack 192-row tiles there) with a query tail.
   {
-    const char* text = "b=8,hq=8,hkv=2,sq=2600,skv=2600,d=64,causal=1,dtype=bf16";
+    const char* text = "b=8,hq=8,hkv=4,sq=2600,skv=2600,d=64,causal=1,dtype=bf16";
     const Config config = attention::heuristic_config(Problem::parse(text), limits);
     EXPECT_EQ(config.at("block_m"), 64) << text;
     EXPECT_EQ(config.at("min_ctas"), 4) << text;
@@ -748,10 +748,11 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
     expect_cases_match_reference(f, {{text, "default"}}, 71);
   }
   // Short query chunks whose packed rows fill a 128-row tile, on the wgmma mainloop: 64-row tiles of 16
-  // queries x 4 heads with a query tail (160 rows), causal 17 queries x 8 heads over 901 keys, 128-row d=256
-  // tiles of 48 x 8 (three per KV head) on a grid, causal 128-row d=128 tiles of 50 x 4 (a tail of 72).
+  // queries x 4 heads with a query tail (160 rows), causal 128-row tiles of 17 queries x 8 heads over 901
+  // keys (the second tile 8 rows), 128-row d=256 tiles of 48 x 8 (three per KV head) on a grid, causal
+  // 128-row d=128 tiles of 50 x 4 (a tail of 72).
   for (const char* text : {"b=6,hq=16,hkv=4,sq=40,skv=1333,d=128,causal=0,dtype=bf16",
-                           "b=3,hq=32,hkv=4,sq=17,skv=901,d=64,causal=1,dtype=fp16",
+                           "b=12,hq=32,hkv=4,sq=17,skv=901,d=64,causal=1,dtype=fp16",
                            "b=8,hq=24,hkv=3,sq=48,skv=2000,d=256,causal=0,dtype=fp16",
                            "b=40,hq=16,hkv=4,sq=50,skv=700,d=128,causal=1,dtype=bf16"}) {
     const Config config = attention::heuristic_config(Problem::parse(text), limits);

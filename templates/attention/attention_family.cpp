@@ -280,14 +280,12 @@ bool short_chunk_fills_a_tile(const Problem& p) {
 // 1120.0 / 1092.9 (80-key blocks); 64 rows, b58 hq12 hkv2 sq48 skv7404 d64 causal 384.2 / 222.5 / =, b55
 // hq28 sq48 skv696 d64 106.7 / 104.0 / 103.7, b58 hq12 sq48 skv13595 d128 causal bf16 1728.5 / 1580.6 / =,
 // b5 hq48 sq64 skv13896 d128 causal 599.6 / 573.9 / 568.4 (128 rows), b25 hq32 sq48 skv686 d256 bf16 227.8
-// / 205.4 / =, b53 hq28 sq64 skv13692 d256 7205.1 / 6710.6 / =. Measured on grids of 120-2800 tiles: grids
-// of fewer tiles than half the SMs keep the mma.sync path, which splits their keys (16 ways at b1 hq8 sq64
-// skv2000), as do chunks under 48 queries (not measured; decode's own rules).
-bool short_chunk_unpacked(const Problem& p, const DeviceLimits& limits) {
-  if (p.sq < 48 || p.sq >= 128 || short_chunk_fills_a_tile(p)) return false;
-  const long long tiles = static_cast<long long>(p.b) * p.hq;  // one per query head: 64 or 128 rows
-  return 2 * tiles >= limits.sm_count;
-}
+// / 205.4 / =, b53 hq28 sq64 skv13692 d256 7205.1 / 6710.6 / =. Held out (probe/call135, fifteen shapes,
+// build against build): faster on all fifteen, by 7.7% (b48 hq16 sq61 skv1915 d256 553.1 / 513.7) to 1.64x
+// (b3 hq32 sq100 skv3000 d128 causal 94.9 / 57.9), 0.993-1.926x the stronger library where the mma.sync
+// default had been 0.645-1.665x. Chunks under 48 queries keep the mma.sync path (not measured; decode's own
+// rules), and so do grids that would leave most SMs idle (finish_wgmma_heuristic).
+bool short_chunk_unpacked(const Problem& p) { return p.sq >= 48 && p.sq < 128 && !short_chunk_fills_a_tile(p); }
 
 Config short_chunk_unpacked_config(const Problem& p) {
   Config c = default_config();
@@ -330,7 +328,7 @@ Config short_chunk_unpacked_config(const Problem& p) {
 
 std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limits) {
   if (limits.compute_capability != 90) return std::nullopt;
-  if (short_chunk_unpacked(p, limits)) return WgmmaSides{short_chunk_unpacked_config(p), std::nullopt};
+  if (short_chunk_unpacked(p)) return WgmmaSides{short_chunk_unpacked_config(p), std::nullopt};
   if (p.sq < 128 && !short_chunk_fills_a_tile(p)) return std::nullopt;
   Config c = default_config();
   c.set("mma", kWgmma);
@@ -777,6 +775,12 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
   c = with_packed_gqa(std::move(c), p, limits);
   const std::optional<Config> finished = finish_wgmma_tiles(std::move(c), p, limits);
   if (!finished) return std::nullopt;
+  // A short query chunk (under 128 queries) whose wgmma grid, split as the rules split it, leaves more than
+  // half the SMs idle: the short-chunk rules were measured on 108-2800 CTAs (probe/call133-135; 36 packed
+  // tiles split three ways the fewest), and over short K/V ranges the wgmma split rule does not split at all
+  // (b1 hq16 hkv2 sq20 skv900: six CTAs), where the mma.sync path splits its keys finer. It keeps those.
+  const long long ctas = unsplit_ctas(*finished, p) * finished->at("splits");
+  if (p.sq < 128 && 2 * ctas < limits.sm_count) return std::nullopt;
   return with_skip_idle(*finished, p);
 }
 
