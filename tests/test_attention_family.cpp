@@ -618,6 +618,8 @@ TEST(AttentionHeuristic, ShortQueryChunksTakeWgmmaOnSm90) {
            Case{"b=64,hq=24,hkv=3,sq=64,skv=4098,d=256,causal=0,dtype=fp16", true, 1, 128},   // 512 rows
            Case{"b=28,hq=48,hkv=12,sq=64,skv=28340,d=128,causal=1,dtype=fp16", true, 1, 128},
            Case{"b=8,hq=32,hkv=4,sq=16,skv=8192,d=128,causal=0,dtype=bf16", true, 1, 64},     // 16 x 8 = 128
+           Case{"b=48,hq=16,hkv=2,sq=32,skv=9124,d=64,causal=0,dtype=fp16", true, 1, 128},   // 256 rows
+           Case{"b=33,hq=48,hkv=24,sq=96,skv=16977,d=64,causal=0,dtype=fp16", true, 1, 192},  // 192 rows
            Case{"b=12,hq=32,hkv=4,sq=17,skv=901,d=64,causal=1,dtype=fp16", true, 1, 128},
            Case{"b=3,hq=32,hkv=4,sq=17,skv=901,d=64,causal=1,dtype=fp16", false, 0, 0},    // 36 CTAs
            Case{"b=40,hq=32,hkv=32,sq=127,skv=1265,d=64,causal=0,dtype=bf16", true, 0, 128},  // MHA

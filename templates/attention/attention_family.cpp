@@ -773,6 +773,16 @@ Config with_packed_gqa(Config c, const Problem& p, const DeviceLimits& limits) {
 // SMs idle, validity, split-KV (finish_wgmma_tiles), then skip_idle for the tile that results.
 std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits) {
   c = with_packed_gqa(std::move(c), p, limits);
+  // A packed short chunk's rows are queries x the group, fixed by the problem: d=64's 192-row tiles only
+  // where they pad no more rows than 128-row ones (192, 384 rows: whole tiles either way), else 128 rows
+  // (32 queries x 8 heads = 256 rows: two 128-row tiles, not two 192-row ones a third empty).
+  if (short_chunk_fills_a_tile(p) && c.at("block_m") == 192) {
+    const long long rows = static_cast<long long>(p.sq) * p.group();
+    if ((rows + 127) / 128 * 128 < (rows + 191) / 192 * 192) {
+      c.set("block_m", 128);
+      c = conform(c);
+    }
+  }
   const std::optional<Config> finished = finish_wgmma_tiles(std::move(c), p, limits);
   if (!finished) return std::nullopt;
   // A short query chunk (under 128 queries) whose wgmma grid, split as the rules split it, leaves more than
