@@ -773,12 +773,17 @@ Config with_packed_gqa(Config c, const Problem& p, const DeviceLimits& limits) {
 // SMs idle, validity, split-KV (finish_wgmma_tiles), then skip_idle for the tile that results.
 std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits) {
   c = with_packed_gqa(std::move(c), p, limits);
-  // A packed short chunk's rows are queries x the group, fixed by the problem: d=64's 192-row tiles only
-  // where they pad no more rows than 128-row ones (192, 384 rows: whole tiles either way), else 128 rows
-  // (32 queries x 8 heads = 256 rows: two 128-row tiles, not two 192-row ones a third empty).
+  // A packed short chunk's rows are queries x the group, fixed by the problem: at d=64, 128-row tiles where
+  // they take no more tiles than 192-row ones and pad fewer rows (32 queries x 8 heads = 256 rows: two
+  // 128-row tiles, not two 192-row ones a third empty), else the 192-row tiles (488 rows: three, not four).
+  // On the H100, median us of two rounds, 128 / 192 rows (probe/call137): b48 hq40 hkv10 sq50 skv3637
+  // 289.3 / 358.4, b8 hq40 hkv10 sq63 skv12373 227.7 / 287.5, b29 hq8 hkv2 sq57 skv13810 128.9 / 161.9, b30
+  // hq48 hkv24 sq111 skv1473 194.9 / 234.8; with 488 rows 192-row tiles led, b50 hq40 hkv10 sq122 skv1596
+  // bf16 288.9 / 273.0, b16 hq32 hkv8 sq122 skv4390 causal bf16 173.1 / 169.8.
   if (short_chunk_fills_a_tile(p) && c.at("block_m") == 192) {
     const long long rows = static_cast<long long>(p.sq) * p.group();
-    if ((rows + 127) / 128 * 128 < (rows + 191) / 192 * 192) {
+    const long long tiles128 = (rows + 127) / 128, tiles192 = (rows + 191) / 192;
+    if (tiles128 <= tiles192 && tiles128 * 128 < tiles192 * 192) {
       c.set("block_m", 128);
       c = conform(c);
     }
