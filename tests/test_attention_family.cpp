@@ -644,6 +644,16 @@ TEST(AttentionHeuristic, ShortQueryChunksTakeWgmmaOnSm90) {
   }
 }
 
+// Decode on sm_90: a grid of at least half as many CTAs as SMs is not split (its CTAs stream K/V; the
+// slots of the small tiles' residency do not count); tiny grids split as before.
+TEST(AttentionHeuristic, DecodeGridsOfHalfTheSmsAreNotSplit) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  const Problem ninety = Problem::parse("b=15,hq=48,hkv=6,sq=1,skv=831,d=128,causal=1,dtype=bf16");  // 90 CTAs
+  EXPECT_EQ(heuristic_config(ninety, h100).at("splits"), 1);
+  const Problem eight = Problem::parse("b=1,hq=32,hkv=8,sq=1,skv=2048,d=128");  // 8 CTAs
+  EXPECT_GT(heuristic_config(eight, h100).at("splits"), 1);
+}
+
 // Causal d=64 GQA from 1536 keys where the long-range config has 192-row tiles (at least four per SM): packed
 // 192-row tiles in groups of at least four or over more keys than queries, the four-CTA config up to the
 // bound otherwise (groups of two over as many keys as queries, MHA, fewer keys).

@@ -887,7 +887,16 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // row spill (previous_d00e1d6/bench_stderr.txt). A launcher built from this config for one shape still
   // runs any other shape correctly, with this count. splits=auto stays in the space for a search and for
   // configs meant to serve many shapes.
-  const int splits = auto_splits(c, p, limits);
+  // On sm_90 a grid of at least half as many CTAs as SMs is not split: auto_splits counts the slots of the
+  // small tiles' residency (many per SM), but a decode step's CTAs stream K/V and the grid's share of the
+  // SMs, not of the slots, sets the time. On the H100, median us of two rounds, the count auto_splits gave
+  // / unsplit (probe/call138, decode over 519-1757 keys): b15 hq48 hkv6 sq1 skv831 d128 causal bf16 (90
+  // CTAs) 8 chunks 24.1 / 19.6, b31 hq24 hkv3 sq2 skv1123 (93) 12 chunks 33.5 / 24.9, b15 hq40 hkv5 sq4
+  // skv608 d256 bf16 (75) 3 chunks 33.2 / 27.5; with more CTAs unsplit was the default already and fastest
+  // on four of five (b56 hq40 hkv5 sq1 skv519: 2 chunks 36.4 / 36.9). Tiny grids keep their splits (b1 hq32
+  // hkv8 skv2048: 8 CTAs, 16 chunks 8.2 us).
+  const bool fills_half_the_sms = 2 * unsplit_ctas(c, p) >= limits.sm_count && limits.compute_capability == 90;
+  const int splits = fills_half_the_sms ? 1 : auto_splits(c, p, limits);
   c.set("splits", splits);
   if (splits == 1) c.set("combine", kCombineKernel);  // nothing to merge (last_cta needs a split)
   return c;
