@@ -287,6 +287,20 @@ bool short_chunk_fills_a_tile(const Problem& p) {
 // rules), and so do grids that would leave most SMs idle (finish_wgmma_heuristic).
 bool short_chunk_unpacked(const Problem& p) { return p.sq >= 48 && p.sq < 128 && !short_chunk_fills_a_tile(p); }
 
+// d=64's four-CTA tiles (the short-range rule in wgmma_sides has their measurements): 64 rows of one consumer
+// warpgroup, 64-key blocks in two slots, no overlap or pingpong, the producer's registers moved to the
+// consumer, four CTAs per SM. The scheduler, Q buffers and output store are the caller's.
+Config with_four_cta_tiles(Config c) {
+  c.set("block_m", 64);
+  c.set("block_n", 64);
+  c.set("stages", 2);
+  c.set("overlap", 0);
+  c.set("pingpong", 0);
+  c.set("producer_regs", 24);
+  c.set("min_ctas", 4);
+  return c;
+}
+
 Config short_chunk_unpacked_config(const Problem& p) {
   Config c = default_config();
   c.set("mma", kWgmma);
@@ -305,13 +319,7 @@ Config short_chunk_unpacked_config(const Problem& p) {
     c.set("scheduler", kDynamicScheduler);
     c.set("o_store", p.d == 256 ? 2 : 1);
   } else if (p.d == 64) {
-    c.set("block_m", 64);
-    c.set("block_n", 64);
-    c.set("stages", 2);
-    c.set("overlap", 0);
-    c.set("pingpong", 0);
-    c.set("producer_regs", 24);
-    c.set("min_ctas", 4);
+    c = with_four_cta_tiles(c);
     c.set("scheduler", kGridScheduler);
     c.set("o_store", 1);
   } else {
@@ -547,13 +555,7 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     // s384 bf16 (3072 tiles) 59.0 / 54.2 (cuDNN 57.5), b16 hq16 s512 (2048) 50.4 / 48.4, b8 hq32 hkv8 s640
     // bf16 (2560) 71.1 / 69.2, b6 hq12 s640 (720) 27.8 / 27.2, b64 hq8 s256 (2048) 36.4 / 32.4; with fewer
     // it only adds the draws (b2 hq8 s768, 192 tiles, 12.4 / 13.0; b4 hq8 s512 bf16, 256 tiles, 9.5 / 9.8).
-    c.set("block_m", 64);
-    c.set("block_n", 64);
-    c.set("stages", 2);
-    c.set("overlap", 0);
-    c.set("pingpong", 0);
-    c.set("producer_regs", 24);
-    c.set("min_ctas", 4);
+    c = with_four_cta_tiles(c);
     const bool more_tiles_than_slots = unsplit_ctas(c, p) > persistent_ctas(c, limits);
     c.set("scheduler", !p.causal && more_tiles_than_slots ? kDynamicScheduler : kGridScheduler);
     c.set("q_buffers", 1);
