@@ -896,7 +896,7 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // CTAs) 8 chunks 24.1 / 19.6, b31 hq24 hkv3 sq2 skv1123 (93) 12 chunks 33.5 / 24.9, b15 hq40 hkv5 sq4
   // skv608 d256 bf16 (75) 3 chunks 33.2 / 27.5; with more CTAs unsplit was the default already and fastest
   // on four of five (b56 hq40 hkv5 sq1 skv519: 2 chunks 36.4 / 36.9). Held out (probe/call139, twelve
-  // shapes of 66-256 CTAs over 572-24599 keys): unsplit faster on eleven, by 0.6-28.7%, 3.7% slower on one (b40
+  // shapes of 69-306 CTAs over 572-24599 keys): unsplit faster on eleven, by 0.6-28.7%, 3.7% slower on one (b40
   // hq8 hkv2 sq1 skv2703, 80 CTAs: 27.9 against 27.0). Tiny grids keep their splits (b1 hq32 hkv8 skv2048:
   // 8 CTAs, 16 chunks 8.2 us).
   const bool fills_half_the_sms = 2 * unsplit_ctas(c, p) >= limits.sm_count && limits.compute_capability == 90;
