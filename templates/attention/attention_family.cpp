@@ -252,6 +252,14 @@ long long tiles_per_sm(const Config& c, const Problem& p, const DeviceLimits& li
   return (unsplit_ctas(c, p) + limits.sm_count - 1) / limits.sm_count;
 }
 
+// GQA whose groups a warpgroup's 64 packed rows hold whole (the group divides 64): what pack_gqa with
+// o_store=tma and every wgmma block_m need (invalid_reason).
+bool groups_fill_whole_warpgroups(const Problem& p) { return p.group() > 1 && 64 % p.group() == 0; }
+
+// A grid of at least half as many CTAs as SMs: below it the short-chunk and decode rules split or leave the
+// problem to the mma.sync path (finish_wgmma_heuristic, heuristic_config).
+bool holds_half_the_sms(long long ctas, const DeviceLimits& limits) { return 2 * ctas >= limits.sm_count; }
+
 // Short query chunks (fewer than 128 queries: speculative decoding, chunked prefill) whose packed rows,
 // queries x the group, fill at least one 128-row tile: the mma.sync path would run its 128-row prefill tile
 // there (heuristic_config), at the mma.sync rate; the wgmma rules below, packed (pack_gqa=on), instead. The
@@ -264,8 +272,8 @@ long long tiles_per_sm(const Config& c, const Problem& p, const DeviceLimits& li
 // all 1.349-8.976x the stronger library, where the mma.sync default had been below it on seven
 // (0.508-0.931x).
 bool short_chunk_fills_a_tile(const Problem& p) {
-  const int group = p.group();
-  return p.sq < 128 && group > 1 && 64 % group == 0 && static_cast<long long>(p.sq) * group >= 128;
+  return p.sq < 128 && groups_fill_whole_warpgroups(p) &&
+         evotune_split::tile_rows(p.sq, p.group(), /*packed=*/true) >= 128;
 }
 
 // The other short query chunks from 48 queries (one query head per KV head, a group that does not divide 64,
@@ -301,6 +309,18 @@ Config with_four_cta_tiles(Config c) {
   return c;
 }
 
+// 64-row tiles of one consumer warpgroup on their own SM: 128-key blocks (d=256: 64, three 128-key slots
+// would not fit beside Q) three deep, the producer keeping no registers of its own. The small-grid rule in
+// finish_wgmma_tiles has their measurements.
+Config with_one_warpgroup_tiles(Config c, const Problem& p) {
+  c.set("block_m", 64);
+  c.set("block_n", p.d == 256 ? 64 : 128);
+  c.set("stages", 3);
+  c.set("pingpong", 0);
+  c.set("producer_regs", 0);
+  return c;
+}
+
 Config short_chunk_unpacked_config(const Problem& p) {
   Config c = default_config();
   c.set("mma", kWgmma);
@@ -323,11 +343,8 @@ Config short_chunk_unpacked_config(const Problem& p) {
     c.set("scheduler", kGridScheduler);
     c.set("o_store", 1);
   } else {
-    c.set("block_m", 64);
-    c.set("block_n", p.d == 256 ? 64 : 128);
-    c.set("stages", p.d == 256 ? 2 : 3);
-    c.set("pingpong", 0);
-    c.set("producer_regs", 0);
+    c = with_one_warpgroup_tiles(c, p);
+    if (p.d == 256) c.set("stages", 2);
     c.set("scheduler", p.d == 256 ? kDynamicScheduler : kGridScheduler);
     c.set("o_store", p.d == 256 ? 2 : 1);
   }
@@ -351,7 +368,7 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   c.set("producer_regs", p.d == 64 ? 32 : 24);
   c.set("splits", 1);
   c.set("combine", kCombineKernel);
-  c.set("pack_gqa", p.sq < 128 ? 1 : 0);
+  c.set("pack_gqa", short_chunk_fills_a_tile(p) ? 1 : 0);
   // The softmax reference moves only past a margin (rescale=lazy), for every shape the rules below give. On
   // the H100, three interleaved rounds each, median us with it / without (probe/call33): d=128 b4 hq16 s4096
   // 810.8 / 826.7, causal 455.6 / 468.4, b1 hq32 hkv8 causal 236.5 / 243.3, b2 hq32 hkv4 s8192 causal 1615.0
@@ -495,8 +512,8 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // it, build against build): faster on all eight, by 2.1-12.1% (b4 hq40 hkv10 s1616 152.4 / 149.2, b14 hq8
   // hkv1 sq1056 skv2112 bf16 129.6 / 115.6, b62 hq24 hkv12 sq513 skv1540 684.4 / 636.5, b28 hq24 hkv6 s2624
   // 1354.4 / 1307.3).
-  const bool packed_192_leads = p.causal && c.at("block_m") == 192 && p.skv >= 1536 && p.group() > 1 &&
-                                64 % p.group() == 0 && (p.group() >= 4 || p.sq < p.skv);
+  const bool packed_192_leads = p.causal && c.at("block_m") == 192 && p.skv >= 1536 &&
+                                groups_fill_whole_warpgroups(p) && (p.group() >= 4 || p.sq < p.skv);
   const bool short_range =
       p.d == 64 && p.skv <= (p.causal ? causal_bound : 1024) && !rows192_short && !packed_192_leads;
   if (p.d == 64) {
@@ -693,11 +710,7 @@ std::optional<Config> finish_wgmma_tiles(Config c, const Problem& p, const Devic
       c.set("pingpong", 1);
       if (p.d == 256) c.set("block_n", d256_short_range(p) ? 64 : 80);
     } else {
-      c.set("block_m", 64);
-      c.set("block_n", p.d == 256 ? 64 : 128);  // d=256: three 128-key slots would not fit beside Q
-      c.set("stages", 3);
-      c.set("pingpong", 0);
-      c.set("producer_regs", 0);
+      c = with_one_warpgroup_tiles(c, p);
     }
     // The rows out by TMA store where an output tile fits (not beside the 80-key slots or, at d=256, the
     // 64-row config's three).
@@ -783,8 +796,8 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
   // hq48 hkv24 sq111 skv1473 194.9 / 234.8; with 488 rows 192-row tiles led, b50 hq40 hkv10 sq122 skv1596
   // bf16 288.9 / 273.0, b16 hq32 hkv8 sq122 skv4390 causal bf16 173.1 / 169.8.
   if (short_chunk_fills_a_tile(p) && c.at("block_m") == 192) {
-    const long long rows = static_cast<long long>(p.sq) * p.group();
-    const long long tiles128 = (rows + 127) / 128, tiles192 = (rows + 191) / 192;
+    const int rows = evotune_split::tile_rows(p.sq, p.group(), true);
+    const int tiles128 = evotune_split::ceil_div(rows, 128), tiles192 = evotune_split::ceil_div(rows, 192);
     if (tiles128 <= tiles192 && tiles128 * 128 < tiles192 * 192) {
       c.set("block_m", 128);
       c = conform(c);
@@ -796,8 +809,9 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
   // half the SMs idle: the short-chunk rules were measured on 108-2800 CTAs (probe/call133-135; 36 packed
   // tiles split three ways the fewest), and over short K/V ranges the wgmma split rule does not split at all
   // (b1 hq16 hkv2 sq20 skv900: six CTAs), where the mma.sync path splits its keys finer. It keeps those.
-  const long long ctas = unsplit_ctas(*finished, p) * finished->at("splits");
-  if (p.sq < 128 && 2 * ctas < limits.sm_count) return std::nullopt;
+  if (p.sq < 128 && !holds_half_the_sms(unsplit_ctas(*finished, p) * finished->at("splits"), limits)) {
+    return std::nullopt;
+  }
   return with_skip_idle(*finished, p);
 }
 
@@ -899,8 +913,8 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // shapes of 69-306 CTAs over 572-24599 keys): unsplit faster on eleven, by 0.6-28.7%, 3.7% slower on one (b40
   // hq8 hkv2 sq1 skv2703, 80 CTAs: 27.9 against 27.0). Tiny grids keep their splits (b1 hq32 hkv8 skv2048:
   // 8 CTAs, 16 chunks 8.2 us).
-  const bool fills_half_the_sms = 2 * unsplit_ctas(c, p) >= limits.sm_count && limits.compute_capability == 90;
-  const int splits = fills_half_the_sms ? 1 : auto_splits(c, p, limits);
+  const bool unsplit = limits.compute_capability == 90 && holds_half_the_sms(unsplit_ctas(c, p), limits);
+  const int splits = unsplit ? 1 : auto_splits(c, p, limits);
   c.set("splits", splits);
   if (splits == 1) c.set("combine", kCombineKernel);  // nothing to merge (last_cta needs a split)
   return c;
