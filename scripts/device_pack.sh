@@ -2,7 +2,9 @@
 # Copies what the GPU machine needs from a release build into build-device/ (ignored by git, ~17 MB), in
 # the build tree's layout, and packs that into build-pack/build-device.tar.xz (~3 MB), for the device tool's
 # `carry`:
-#   scripts/device_pack.sh [BUILD_DIR]
+#   scripts/device_pack.sh [BUILD_DIR] [BASE_BUILD_DIR]
+# BASE_BUILD_DIR, a release build of another commit (a rule change's parent), travels as build-base/ (its
+# evotune and source_commit.txt), for gpu_hopper.sh's probe with BASE_BUILD=build-base: build against build.
 # The device tool carries at most 64 MiB with the working tree, whose tracked files (evidence databases
 # above all) passed 50 MiB, so the archive is what travels: carry ["build-pack"] and start the command with
 #   tar xJf build-pack/build-device.tar.xz &&
@@ -11,13 +13,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
-rm -rf build-device
+base="${2:-}"
+rm -rf build-device build-base
 mkdir -p build-device/cli build-device/tests build-device/examples build-device/runtime
 cp "$build/cli/evotune" build-device/cli/
 cp "$build/tests/evotune_tests" build-device/tests/
 cp "$build/examples/tuned_attention_example" "$build/examples/tuned_attention_header.txt" build-device/examples/
 cp "$build/runtime/libevotune_capi.so" build-device/runtime/
 cp "$build/source_commit.txt" build-device/
+packed=(build-device)
+if [[ -n $base ]]; then
+  mkdir -p build-base/cli
+  cp "$base/cli/evotune" build-base/cli/
+  cp "$base/source_commit.txt" build-base/
+  packed+=(build-base)
+fi
 mkdir -p build-pack
-tar cJf build-pack/build-device.tar.xz build-device
-du -sh build-device build-pack/build-device.tar.xz
+tar cJf build-pack/build-device.tar.xz "${packed[@]}"
+du -sh "${packed[@]}" build-pack/build-device.tar.xz

@@ -9,7 +9,9 @@
 #   probe        `evotune bench` of each config in $HOPPER_CONFIGS (';'-separated; default: the
 #                problem-aware default and five wgmma configs) on each problem, in $BENCH_ROUNDS rounds
 #                (default 2) -> probe.jsonl. "default" is the problem-aware default; "default,NAME=VALUE,..."
-#                is that default with those tunables changed (bench reads it)
+#                is that default with those tunables changed (bench reads it). With $BASE_BUILD (a second
+#                build folder, e.g. the commit before a rule change) each config also runs on that build,
+#                interleaved with this one; its records carry build=base, this build's build=new
 #   sdpa         PyTorch SDPA, flash and cuDNN backends, the same problems, timed the way evotune times
 #                (scripts/compare_sdpa.py) -> sdpa.csv. Run it before probe and bench: they then time each
 #                problem with the launches per sample cuDNN was timed with (library_batch in gpu_common.sh)
@@ -38,7 +40,8 @@ w="mma=wgmma,overlap=on"
 IFS=';' read -ra configs <<<"${HOPPER_CONFIGS:-default;$w,block_m=128,block_n=128,stages=2,pingpong=on,producer_regs=24;$w,block_m=128,block_n=176,stages=2,pingpong=on,producer_regs=24;$w,block_m=128,block_n=128,stages=3,pingpong=on,producer_regs=24;$w,block_m=192,block_n=128,stages=2,pingpong=on,producer_regs=32;$w,block_m=64,block_n=128,stages=3}"
 
 # A kernel that deadlocks must not take the call with it.
-bench_with_time_limit() { timeout 120 "$build/cli/evotune" "$@"; }
+bench_binary="$build/cli/evotune"
+bench_with_time_limit() { timeout 120 "$bench_binary" "$@"; }
 
 status=0
 for s in "${steps[@]}"; do
@@ -58,8 +61,13 @@ for s in "${steps[@]}"; do
           for c in "${configs[@]}"; do
             args=(--problem "$p" --no-baseline --reps 30 ${batch:+--batch "$batch"})
             [[ $c == default ]] || args+=(--config "$c")
-            evotune=bench_with_time_limit bench_record "$out/probe.jsonl" round="$round" which="$c" -- "${args[@]}" \
-              2>>"$out/probe_stderr.txt" || { status=1; echo "bench failed: $p | $c"; }
+            for side in new ${BASE_BUILD:+base}; do
+              bench_binary="$build/cli/evotune" tags=(round="$round" which="$c")
+              [[ $side == base ]] && bench_binary="$BASE_BUILD/cli/evotune"
+              [[ -n "${BASE_BUILD:-}" ]] && tags+=(build="$side")
+              evotune=bench_with_time_limit bench_record "$out/probe.jsonl" "${tags[@]}" -- "${args[@]}" \
+                2>>"$out/probe_stderr.txt" || { status=1; echo "bench failed: $p | $c ($side build)"; }
+            done
           done
         done
       done
@@ -73,7 +81,7 @@ for line in open(sys.argv[1]):
     us = (r.get("kernel") or {}).get("median_us")
     tf = f"{flops / us / 1e6:7.1f}" if us else "      -"
     print(r["round"], r["problem"][:44].ljust(44), f"{us or 0:9.1f} us", tf, "TFLOP/s",
-          "ok " if r.get("check", {}).get("passed") else "BAD", r["which"][:96])' "$out/probe.jsonl" 2>&1 | tail -40 ;;
+          "ok " if r.get("check", {}).get("passed") else "BAD", r["which"][:96], r.get("build", ""))' "$out/probe.jsonl" 2>&1 | tail -40 ;;
     search)
       # A search per problem, budget $HOPPER_BUDGET (default 32); its first generation starts from the
       # problem-aware default.

@@ -6,7 +6,8 @@ Each config (named by its tiles, CTAs per SM and scheduler, and where several co
 that name, by the tunables in which they differ; the problem-aware default's records count under the
 config it resolved to) gets its rounds' medians and their median, and cuDNN's median over it; a config
 timed as a CUDA graph where cuDNN was timed with single launches, or the other way round, is marked, since
-that ratio compares two ways of timing (harness/timer.h)."""
+that ratio compares two ways of timing (harness/timer.h). Records of a probe with $BASE_BUILD are told
+apart by their build ([new build], [base build])."""
 import collections
 import json
 import statistics
@@ -49,8 +50,10 @@ def main(folders: list[str]) -> None:
             runs: dict[str, list[float]] = collections.defaultdict(list)
             batches: dict[str, set[int]] = collections.defaultdict(set)
             for r in rs:
-                runs[name_of[r["config"]]].append(r["kernel"]["median_us"])
-                batches[name_of[r["config"]]].add(int(r["kernel"].get("batch", 1)))
+                # A probe with $BASE_BUILD ran each config on two builds: keep them apart.
+                name = name_of[r["config"]] + (f" [{r['build']} build]" if "build" in r else "")
+                runs[name].append(r["kernel"]["median_us"])
+                batches[name].add(int(r["kernel"].get("batch", 1)))
             base, flash = sdpa.get((problem, "cudnn")), sdpa.get((problem, "flash"))
             cudnn_batch, flash_batch = sdpa_batches.get((problem, "cudnn")), sdpa_batches.get((problem, "flash"))
             # Flash, where it beat cuDNN (decode, or a lower-right causal mask SDPA gives cuDNN materialized).
