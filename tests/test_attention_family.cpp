@@ -601,10 +601,10 @@ TEST(AttentionHeuristic, PackedGqaWhereItCutsTheBusiestSmsTiles) {
 }
 
 // Short query chunks (fewer than 128 queries) take the wgmma mainloop on sm_90: packed where queries x the
-// group fill a 128-row tile and the group divides 64; else, from 48 queries, unpacked tiles of one head's
-// queries (128 rows over more than 64 queries, else 64); either only where the grid, split as the rules
-// split it, holds at least half the SMs. The mma.sync path keeps the rest (fewer queries, small grids,
-// decode) and every chunk on an sm_80 GPU.
+// group fill a 128-row tile and the group divides 64; else, past 16 queries, unpacked tiles of one head's
+// queries (128 rows over more than 64 queries, else 64; d=128's 64-row tiles two CTAs per SM); either only
+// where the grid, split as the rules split it, holds at least half the SMs. The mma.sync path keeps the rest
+// (up to 16 queries, small grids, decode) and every chunk on an sm_80 GPU.
 TEST(AttentionHeuristic, ShortQueryChunksTakeWgmmaOnSm90) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   const DeviceLimits a100 = DeviceLimits::for_target(runtime::Target::parse("sm_80"));
@@ -627,7 +627,9 @@ TEST(AttentionHeuristic, ShortQueryChunksTakeWgmmaOnSm90) {
            Case{"b=8,hq=12,hkv=2,sq=64,skv=4000,d=128,causal=0,dtype=fp16", true, 0, 64},   // a group of 6
            Case{"b=20,hq=48,hkv=8,sq=80,skv=6773,d=256,causal=1,dtype=bf16", true, 0, 128},
            Case{"b=8,hq=32,hkv=8,sq=16,skv=8192,d=128,causal=0,dtype=bf16", false, 0, 0},   // 64 rows
-           Case{"b=16,hq=16,hkv=16,sq=32,skv=4000,d=128,causal=0,dtype=bf16", false, 0, 0},  // 32 queries
+           Case{"b=16,hq=16,hkv=16,sq=32,skv=4000,d=128,causal=0,dtype=bf16", true, 0, 64},   // 32 queries
+           Case{"b=20,hq=8,hkv=8,sq=17,skv=700,d=64,causal=0,dtype=fp16", true, 0, 64},
+           Case{"b=20,hq=8,hkv=8,sq=16,skv=700,d=64,causal=0,dtype=fp16", false, 0, 0},      // 16 queries
            Case{"b=1,hq=8,hkv=8,sq=64,skv=2000,d=128,causal=0,dtype=fp16", false, 0, 0},     // 8 tiles
            Case{"b=32,hq=32,hkv=8,sq=1,skv=4096,d=128,causal=0,dtype=fp16", false, 0, 0},    // decode
        }) {
@@ -642,6 +644,11 @@ TEST(AttentionHeuristic, ShortQueryChunksTakeWgmmaOnSm90) {
     EXPECT_EQ(excluded_by_default(config, p, h100), std::nullopt) << c.problem;
     EXPECT_NE(heuristic_config(p, a100).at("mma"), kWgmma) << c.problem;
   }
+  // d=128's 64-row chunk tiles: 64-key blocks, two CTAs per SM on the dynamic scheduler.
+  const Config d128 = heuristic_config(Problem::parse("b=16,hq=16,hkv=16,sq=32,skv=4000,d=128"), h100);
+  EXPECT_EQ(d128.at("block_n"), 64);
+  EXPECT_EQ(d128.at("min_ctas"), 2);
+  EXPECT_EQ(d128.at("scheduler"), kDynamicScheduler);
 }
 
 // Decode on sm_90: a grid of at least half as many CTAs as SMs is not split (its CTAs stream K/V; the

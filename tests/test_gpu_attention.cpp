@@ -761,16 +761,19 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
     expect_cases_match_reference(f, {{text, "default"}}, 73);
   }
   // The other short chunks, unpacked (one head's queries per tile, with tails): 128-row tiles over 100 and
-  // 90 queries (d=64 causal, d=256 causal with tma_half), 64-row ones over 48, 64 and 55 (d=128 on a grid
-  // of three slots, d=256 dynamic with tma_half, d=64's four-CTA config with a group of three), and a grid of
-  // 96 128-row tiles (under the SMs: the small-grid rules) over 77 queries of a group of three.
+  // 90 queries (d=64 causal, d=256 causal with tma_half), 64-row ones over 48, 64 and 55 (d=128 two CTAs per
+  // SM on the dynamic scheduler, d=256 dynamic with tma_half, d=64's four-CTA config with a group of three),
+  // a grid of 96 128-row tiles (under the SMs: the small-grid rules) over 77 queries of a group of three, and
+  // chunks under 48 queries: 21 (d=128 causal, two CTAs per SM) and 29 (d=64's four-CTA config, a group of 3).
   for (const auto& [text, block_m] : std::initializer_list<std::pair<const char*, int>>{
            {"b=12,hq=16,hkv=16,sq=100,skv=777,d=64,causal=1,dtype=bf16", 128},
            {"b=12,hq=16,hkv=16,sq=90,skv=400,d=256,causal=1,dtype=fp16", 128},
            {"b=16,hq=12,hkv=12,sq=48,skv=555,d=128,causal=0,dtype=fp16", 64},
            {"b=12,hq=12,hkv=12,sq=64,skv=700,d=256,causal=0,dtype=bf16", 64},
            {"b=30,hq=6,hkv=2,sq=55,skv=300,d=64,causal=1,dtype=fp16", 64},
-           {"b=4,hq=24,hkv=8,sq=77,skv=900,d=128,causal=1,dtype=bf16", 128}}) {
+           {"b=4,hq=24,hkv=8,sq=77,skv=900,d=128,causal=1,dtype=bf16", 128},
+           {"b=12,hq=12,hkv=12,sq=21,skv=333,d=128,causal=1,dtype=bf16", 64},
+           {"b=30,hq=6,hkv=2,sq=29,skv=300,d=64,causal=0,dtype=fp16", 64}}) {
     const Config config = attention::heuristic_config(Problem::parse(text), limits);
     EXPECT_EQ(config.at("mma"), attention::kWgmma) << text;
     EXPECT_EQ(config.at("pack_gqa"), 0) << text;

@@ -276,24 +276,33 @@ bool short_chunk_fills_a_tile(const Problem& p) {
          evotune_split::tile_rows(p.sq, p.group(), /*packed=*/true) >= 128;
 }
 
-// The other short query chunks from 48 queries (one query head per KV head, a group that does not divide 64,
-// or too few packed rows), unpacked: tiles of one head's queries, 128 rows over more than 64 queries (the
-// prefill tile of d=128 and d=256, both overlaps and pingpong, the dynamic scheduler), else 64 rows (d=64:
-// the four-CTA config; d=128: 128-key blocks three deep on a grid; d=256: 64-key blocks, the dynamic
-// scheduler and tma_half's output tile). On the H100, median us of two rounds, the mma.sync default / this
-// config / the fastest measured (probe/call134, fourteen shapes, 48-127 queries): 128 rows, b40 hq32 sq127
-// skv1265 d64 bf16 236.9 / 163.7 / = (cuDNN 162.8), b26 hq28 sq80 skv512 d64 bf16 67.3 / 44.9 / = (cuDNN
-// 43.2), b56 hq28 sq127 skv9341 d128 bf16 3186.1 / 2489.1 / =, b50 hq12 sq112 skv1794 d128 causal 296.0 /
-// 203.7 / =, b64 hq32 sq96 skv4385 d256 4293.7 / 3047.1 / =, b20 hq48 hkv8 sq80 skv6773 d256 causal 1952.0 /
-// 1120.0 / 1092.9 (80-key blocks); 64 rows, b58 hq12 hkv2 sq48 skv7404 d64 causal 384.2 / 222.5 / =, b55
-// hq28 sq48 skv696 d64 106.7 / 104.0 / 103.7, b58 hq12 sq48 skv13595 d128 causal bf16 1728.5 / 1580.6 / =,
-// b5 hq48 sq64 skv13896 d128 causal 599.6 / 573.9 / 568.4 (128 rows), b25 hq32 sq48 skv686 d256 bf16 227.8
-// / 205.4 / =, b53 hq28 sq64 skv13692 d256 7205.1 / 6710.6 / =. Held out (probe/call135, fifteen shapes,
-// build against build): faster on all fifteen, by 7.7% (b48 hq16 sq61 skv1915 d256 553.1 / 513.7) to 1.64x
-// (b3 hq32 sq100 skv3000 d128 causal 94.9 / 57.9), 0.993-1.926x the stronger library where the mma.sync
-// default had been 0.645-1.665x. Chunks under 48 queries keep the mma.sync path (not measured; decode's own
-// rules), and so do grids that would leave most SMs idle (finish_wgmma_heuristic).
-bool short_chunk_unpacked(const Problem& p) { return p.sq >= 48 && p.sq < 128 && !short_chunk_fills_a_tile(p); }
+// The other short query chunks past decode's 16 queries (one query head per KV head, a group that does not
+// divide 64, or too few packed rows), unpacked: tiles of one head's queries, 128 rows over more than 64
+// queries (the prefill tile of d=128 and d=256, both overlaps and pingpong, the dynamic scheduler), else 64
+// rows (d=64: the four-CTA config; d=128: 64-key blocks, two CTAs per SM on the dynamic scheduler; d=256:
+// 64-key blocks, the dynamic scheduler and tma_half's output tile). On the H100, median us of two rounds,
+// the mma.sync default / this config / the fastest measured (probe/call134, fourteen shapes, 48-127
+// queries): 128 rows, b40 hq32 sq127 skv1265 d64 bf16 236.9 / 163.7 / = (cuDNN 162.8), b26 hq28 sq80 skv512
+// d64 bf16 67.3 / 44.9 / = (cuDNN 43.2), b56 hq28 sq127 skv9341 d128 bf16 3186.1 / 2489.1 / =, b50 hq12
+// sq112 skv1794 d128 causal 296.0 / 203.7 / =, b64 hq32 sq96 skv4385 d256 4293.7 / 3047.1 / =, b20 hq48 hkv8
+// sq80 skv6773 d256 causal 1952.0 / 1120.0 / 1092.9 (80-key blocks); 64 rows, b58 hq12 hkv2 sq48 skv7404 d64
+// causal 384.2 / 222.5 / =, b55 hq28 sq48 skv696 d64 106.7 / 104.0 / 103.7, b25 hq32 sq48 skv686 d256 bf16
+// 227.8 / 205.4 / =, b53 hq28 sq64 skv13692 d256 7205.1 / 6710.6 / =. Held out (probe/call135, fifteen
+// shapes, build against build): faster on all fifteen, by 7.7% (b48 hq16 sq61 skv1915 d256 553.1 / 513.7) to
+// 1.64x (b3 hq32 sq100 skv3000 d128 causal 94.9 / 57.9), 0.993-1.926x the stronger library where the
+// mma.sync default had been 0.645-1.665x. Under 48 queries (probe/call141, twelve shapes of 18-47 queries,
+// the mma.sync default / the 64-row config of the 48-query rule): level or faster on eleven, b57 hq28 sq30
+// skv2978 d64 causal 405.7 / 405.0, b8 hq12 hkv2 sq37 skv1430 d256 causal 41.1 / 28.9, b54 hq8 sq35 skv13155
+// d256 2272.9 / 1987.9 (flash 1899.5), b21 hq32 sq43 skv6780 d128 851.5 / 763.4 (cuDNN 773.0), where the
+// mma.sync default was below the stronger library on four (0.836-0.962x). d=128's 64-row tile had been
+// 128-key blocks three deep, one CTA per SM (call134: b58 hq12 sq48 skv13595 causal bf16 1580.6 against 1594.7
+// with these, b5 hq48 sq64 skv13896 causal 573.9 / 569.8); two CTAs per SM of 64-key blocks led on four of
+// six under 48 queries (call141: b4 hq40 hkv20 sq44 skv1157 causal 33.8 / 26.2, 160 CTAs in two waves of
+// one per SM; b49 hq16 sq18 skv823 120.9 / 116.9, the mma.sync default 117.7), 0.5-0.7% behind on the two
+// long ranges (b30 hq40 sq31 skv13644 bf16 2733.1 / 2747.8). Decode-like chunks of up to 16 queries keep the
+// mma.sync path (its 16-row tiles; the decode rules), and so do grids that would leave most SMs idle
+// (finish_wgmma_heuristic).
+bool short_chunk_unpacked(const Problem& p) { return p.sq > 16 && p.sq < 128 && !short_chunk_fills_a_tile(p); }
 
 // d=64's four-CTA tiles (the short-range rule in wgmma_sides has their measurements): 64 rows of one consumer
 // warpgroup, 64-key blocks in two slots, no overlap or pingpong, the producer's registers moved to the
@@ -342,11 +351,20 @@ Config short_chunk_unpacked_config(const Problem& p) {
     c = with_four_cta_tiles(c);
     c.set("scheduler", kGridScheduler);
     c.set("o_store", 1);
+  } else if (p.d == 128) {
+    c.set("block_m", 64);
+    c.set("block_n", 64);
+    c.set("stages", 2);
+    c.set("pingpong", 0);
+    c.set("producer_regs", 24);
+    c.set("min_ctas", 2);
+    c.set("scheduler", kDynamicScheduler);
+    c.set("o_store", 1);
   } else {
     c = with_one_warpgroup_tiles(c, p);
-    if (p.d == 256) c.set("stages", 2);
-    c.set("scheduler", p.d == 256 ? kDynamicScheduler : kGridScheduler);
-    c.set("o_store", p.d == 256 ? 2 : 1);
+    c.set("stages", 2);
+    c.set("scheduler", kDynamicScheduler);
+    c.set("o_store", 2);
   }
   return conform(c);
 }
