@@ -474,12 +474,12 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     int block_m, block_n, scheduler, o_store;
   };
   for (const Expected& e : std::initializer_list<Expected>{
-           // d=256 up to 4096 keys per tile on average: 128x64 tiles, the dynamic scheduler, tma_half's output
-           // tile (probe/call90-92, call97)
-           {"b=4,hq=16,sq=4096,d=256", 128, 64, kDynamicScheduler, 2},
+           // d=256 up to 4096 keys per tile on average: 128x64 tiles, tma_half's output tile (probe/call90-92,
+           // call97), the persistent walk without causality, the dynamic scheduler with it (call141-142)
+           {"b=4,hq=16,sq=4096,d=256", 128, 64, kPersistentScheduler, 2},
            {"b=1,hq=16,hkv=8,sq=8192,d=256,causal=1,dtype=bf16", 128, 64, kDynamicScheduler, 2},
            {"b=8,hq=16,sq=1024,d=256,causal=1", 128, 64, kDynamicScheduler, 2},
-           {"b=16,hq=8,sq=512,d=256", 128, 64, kDynamicScheduler, 2},
+           {"b=16,hq=8,sq=512,d=256", 128, 64, kPersistentScheduler, 2},
            // past that, FlashAttention-3's 128x80 grid
            {"b=1,hq=8,sq=8925,d=256,causal=1,dtype=bf16", 128, 80, kGridScheduler, 0},
            {"b=1,hq=24,hkv=3,sq=5070,d=256", 128, 80, kGridScheduler, 0},
@@ -649,6 +649,8 @@ TEST(AttentionHeuristic, ShortQueryChunksTakeWgmmaOnSm90) {
   EXPECT_EQ(d128.at("block_n"), 64);
   EXPECT_EQ(d128.at("min_ctas"), 2);
   EXPECT_EQ(d128.at("scheduler"), kDynamicScheduler);
+  // d=64's 128-row chunk tiles: three 128-key slots.
+  EXPECT_EQ(heuristic_config(Problem::parse("b=40,hq=32,sq=127,skv=1265,d=64"), h100).at("stages"), 3);
 }
 
 // Decode on sm_90: a grid of at least half as many CTAs as SMs is not split (its CTAs stream K/V; the

@@ -342,7 +342,10 @@ Config short_chunk_unpacked_config(const Problem& p) {
   if (p.sq > 64) {
     c.set("block_m", 128);
     c.set("block_n", p.d == 256 ? 64 : 128);
-    c.set("stages", 2);
+    // d=64: three 128-key slots (the prefill tile's two stages there): faster on five of five MHA chunks, by
+    // 0.6-2.7% (probe/call141-142, median us of two rounds: b26 hq28 sq80 skv512 bf16 45.1 / 43.9, cuDNN
+    // 43.0; b30 hq40 sq108 skv461 causal bf16 72.8 / 71.2; b23 hq28 sq92 skv2827 causal bf16 174.6 / 173.4).
+    c.set("stages", p.d == 64 ? 3 : 2);
     c.set("pingpong", 1);
     c.set("producer_regs", p.d == 64 ? 32 : 24);
     c.set("scheduler", kDynamicScheduler);
@@ -662,9 +665,16 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // 1.7-10.2% faster (call92). Past 4096 keys the 128x80 grid stays (call97). (The 80-key blocks do not fit
   // the dynamic scheduler's registers with overlap: 12-16 bytes spilled; nor tma_half beside them.) Small
   // grids keep a plain grid (finish_wgmma_heuristic). NOTES.md v17-v18.
+  // Without causality every tile costs the same, and the persistent walk (each CTA's tiles fixed by its
+  // index) leads: the dynamic producer asks the atomic counter for its next tile only after issuing the
+  // current one's last K/V load, and that tile's 64 KiB of Q waits on the answer. On the H100, median us of
+  // two rounds, dynamic / persistent (probe/call141-142): b64 hq16 sq256 skv512 fp16 291.8 / 279.0 (cuDNN
+  // 282.1), b62 hq32 hkv4 s465 808.5 / 791.1, b32 hq24 hkv6 s656 bf16 595.0 / 577.6, b28 hq16 hkv8 s380 bf16
+  // 130.0 / 128.5, b62 hq48 sq744 skv1488 5314.8 / 5011.7 (rounds 5.2-5.4 ms / 4.9-5.1); causal tiles, the
+  // longest first, keep the counter (b19 hq48 hkv6 s695 causal 481.6 / 636.5).
   if (p.d == 256 && !d256_long_range(p)) {
     c.set("block_n", 64);
-    c.set("scheduler", kDynamicScheduler);
+    c.set("scheduler", p.causal ? kDynamicScheduler : kPersistentScheduler);
     c.set("o_store", 2);
     c = conform(c);
   }
