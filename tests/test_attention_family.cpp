@@ -299,9 +299,9 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=32,hkv=8,sq=4096,d=128"), h100).at("pack_gqa"), 0);
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=28,hkv=4,sq=3000,d=128,causal=1"), h100).at("pack_gqa"), 0);
   EXPECT_EQ(heuristic_config(Problem::parse("b=8,hq=32,hkv=8,sq=1024,d=128,causal=1"), h100).at("pack_gqa"), 0);
-  // Non-causal d=128: dynamic, 160-key blocks, one Q buffer and the output tile.
+  // Non-causal d=128: the persistent walk, 160-key blocks, one Q buffer and the output tile.
   const Config d128 = heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128"), h100);
-  EXPECT_EQ(d128.at("scheduler"), kDynamicScheduler);
+  EXPECT_EQ(d128.at("scheduler"), kPersistentScheduler);
   EXPECT_EQ(d128.at("q_buffers"), 1);
   EXPECT_EQ(d128.at("o_store"), 1);
   EXPECT_EQ(heuristic_config(Problem::parse("b=4,hq=16,sq=4096,d=128"), h100).at("block_n"), 160);
@@ -496,16 +496,16 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
            // small grids of 128-row tiles at d=128: the whole output tile (512 keys: four 128-key blocks)
            {"b=1,hq=32,hkv=8,sq=512,d=128,dtype=bf16", 128, 128, kGridScheduler, 1},
            {"b=1,hq=16,hkv=4,sq=640,d=128,dtype=bf16", 128, 160, kGridScheduler, 1},
-           // more non-causal d=128 tiles than SMs: the dynamic scheduler, keys per block by the blocks' cost
+           // more non-causal d=128 tiles than SMs: the persistent walk (call142-143), keys per block by the blocks' cost
            // over the range, a block its keys plus 16 (call113): 160 over long ranges and where it pads
            // least, 144 or 128 where they do
-           {"b=4,hq=16,sq=4096,d=128", 128, 160, kDynamicScheduler, 1},
-           {"b=1,hq=40,hkv=8,sq=2048,d=128", 128, 160, kDynamicScheduler, 1},
-           {"b=20,hq=16,sq=448,d=128", 128, 160, kDynamicScheduler, 1},
-           {"b=2,hq=32,hkv=8,sq=2000,d=128,dtype=bf16", 128, 144, kDynamicScheduler, 1},
-           {"b=30,hq=40,hkv=20,sq=512,d=128,dtype=bf16", 128, 128, kDynamicScheduler, 1},
-           {"b=47,hq=24,hkv=6,sq=375,d=128", 128, 128, kDynamicScheduler, 1},
-           {"b=16,hq=32,hkv=8,sq=256,skv=1500,d=128,dtype=bf16", 128, 128, kDynamicScheduler, 1},
+           {"b=4,hq=16,sq=4096,d=128", 128, 160, kPersistentScheduler, 1},
+           {"b=1,hq=40,hkv=8,sq=2048,d=128", 128, 160, kPersistentScheduler, 1},
+           {"b=20,hq=16,sq=448,d=128", 128, 160, kPersistentScheduler, 1},
+           {"b=2,hq=32,hkv=8,sq=2000,d=128,dtype=bf16", 128, 144, kPersistentScheduler, 1},
+           {"b=30,hq=40,hkv=20,sq=512,d=128,dtype=bf16", 128, 128, kPersistentScheduler, 1},
+           {"b=47,hq=24,hkv=6,sq=375,d=128", 128, 128, kPersistentScheduler, 1},
+           {"b=16,hq=32,hkv=8,sq=256,skv=1500,d=128,dtype=bf16", 128, 128, kPersistentScheduler, 1},
            {"b=2,hq=12,hkv=4,sq=640,d=128,causal=1", 128, 128, kGridScheduler, 1},
            // non-causal d=128 grids just past one wave: one wave of 192-row tiles of 64-key blocks (call98-99)
            {"b=1,hq=36,hkv=4,sq=512,d=128", 192, 64, kGridScheduler, 1},

@@ -713,7 +713,7 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
   one_wave_defaults({{"b=1,hq=8,sq=500,skv=500,d=64,causal=1,dtype=bf16", "default"},
                      {"b=1,hq=8,hkv=2,sq=450,skv=900,d=128,causal=0,dtype=fp16", "default"}},
                     64, 59);
-  // More non-causal d=128 tiles than SMs: the dynamic scheduler with keys per block by the blocks' cost over
+  // More non-causal d=128 tiles than SMs: the persistent walk with keys per block by the blocks' cost over
   // the range: 144-key blocks (1000 keys: the last holds 136) and 128-key ones (1500: the last holds 92), GQA
   // with query tails and sq < skv.
   for (const auto& [text, block_n] : std::initializer_list<std::pair<const char*, int>>{
@@ -721,7 +721,7 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
            {"b=8,hq=16,hkv=8,sq=300,skv=1500,d=128,causal=0,dtype=fp16", 128}}) {
     const Config config = attention::heuristic_config(Problem::parse(text), limits);
     EXPECT_EQ(config.at("block_n"), block_n) << text;
-    EXPECT_EQ(config.at("scheduler"), attention::kDynamicScheduler) << text;
+    EXPECT_EQ(config.at("scheduler"), attention::kPersistentScheduler) << text;
     expect_cases_match_reference(f, {{text, "default"}}, 61);
   }
   // Causal d=64 up to 3072 keys where 192-row tiles would be at least four per SM and a head's last one

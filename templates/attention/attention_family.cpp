@@ -455,7 +455,12 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     c.set("block_m", 128);
     c.set("block_n", p.d == 128 && !p.causal ? noncausal_d128_block_n(p) : 128);
     c.set("producer_regs", c.at("block_n") == 128 ? 32 : 24);
-    c.set("scheduler", kDynamicScheduler);
+    // Non-causal tiles cost the same: the persistent walk, as at d=256 (below), where the dynamic producer's
+    // question for its next tile holds up that tile's Q. On the H100, median us of two rounds, dynamic /
+    // persistent, non-causal d=128 (probe/call142-143): faster on seven of eight by 0.3-2.9%, b3 hq40 hkv10
+    // s1537 bf16 239.2 / 234.8, b62 hq12 s281 93.3 / 91.9, b8 hq32 hkv4 s2628 1345.2 / 1327.8, b6 hq32
+    // hkv16 sq620 skv1240 bf16 136.8 / 135.6; level on b16 hq40 hkv5 s270 (63.1 / 63.3).
+    c.set("scheduler", p.d == 128 && !p.causal ? kPersistentScheduler : kDynamicScheduler);
     // The rows leave by TMA store from an output tile of their own (o_store=tma), which frees the Q buffer
     // after the tile's last Q.K^T. Against o_store=threads with pingpong on (probe/call15, both rounds'
     // median), causal: b16 hq16 s1024 d64 115.1 us against 126.2, b2 hq24 s1536 54.7 against 58.4, b4 hq32
