@@ -345,6 +345,8 @@ Config short_chunk_unpacked_config(const Problem& p) {
     // d=64: three 128-key slots (the prefill tile's two stages there): faster on five of five MHA chunks, by
     // 0.6-2.7% (probe/call141-142, median us of two rounds: b26 hq28 sq80 skv512 bf16 45.1 / 43.9, cuDNN
     // 43.0; b30 hq40 sq108 skv461 causal bf16 72.8 / 71.2; b23 hq28 sq92 skv2827 causal bf16 174.6 / 173.4).
+    // Held out (call143) it split: 2.1-3.1% faster on three up to 1655 keys (b22 hq40 sq113 skv871 causal bf16
+    // 84.4 / 81.9), 0.4-1.1% slower on three (b12 hq12 hkv2 sq100 skv4504 bf16 87.0 / 87.9).
     c.set("stages", p.d == 64 ? 3 : 2);
     c.set("pingpong", 1);
     c.set("producer_regs", p.d == 64 ? 32 : 24);
@@ -459,7 +461,9 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     // question for its next tile holds up that tile's Q. On the H100, median us of two rounds, dynamic /
     // persistent, non-causal d=128 (probe/call142-143): faster on seven of eight by 0.3-2.9%, b3 hq40 hkv10
     // s1537 bf16 239.2 / 234.8, b62 hq12 s281 93.3 / 91.9, b8 hq32 hkv4 s2628 1345.2 / 1327.8, b6 hq32
-    // hkv16 sq620 skv1240 bf16 136.8 / 135.6; level on b16 hq40 hkv5 s270 (63.1 / 63.3).
+    // hkv16 sq620 skv1240 bf16 136.8 / 135.6; level on b16 hq40 hkv5 s270 (63.1 / 63.3). Held out (call144,
+    // build against build) faster on eleven of eleven, 0.1-3.2%: b4 hq16 s4096 817.9 / 808.7 (cuDNN 847.5),
+    // b3 hq8 hkv4 s7981 1172.7 / 1144.0, b49 hq16 hkv8 sq65 skv1481 bf16 (a packed chunk) 132.7 / 128.6.
     c.set("scheduler", p.d == 128 && !p.causal ? kPersistentScheduler : kDynamicScheduler);
     // The rows leave by TMA store from an output tile of their own (o_store=tma), which frees the Q buffer
     // after the tile's last Q.K^T. Against o_store=threads with pingpong on (probe/call15, both rounds'
@@ -675,8 +679,10 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // current one's last K/V load, and that tile's 64 KiB of Q waits on the answer. On the H100, median us of
   // two rounds, dynamic / persistent (probe/call141-142): b64 hq16 sq256 skv512 fp16 291.8 / 279.0 (cuDNN
   // 282.1), b62 hq32 hkv4 s465 808.5 / 791.1, b32 hq24 hkv6 s656 bf16 595.0 / 577.6, b28 hq16 hkv8 s380 bf16
-  // 130.0 / 128.5, b62 hq48 sq744 skv1488 5314.8 / 5011.7 (rounds 5.2-5.4 ms / 4.9-5.1); causal tiles, the
-  // longest first, keep the counter (b19 hq48 hkv6 s695 causal 481.6 / 636.5).
+  // 130.0 / 128.5, b62 hq48 sq744 skv1488 5314.8 / 5011.7 (rounds 5.2-5.4 ms / 4.9-5.1); held out (call143,
+  // build against build) faster on eight of eight, 0.9-3.6% (b28 hq8 hkv1 s474 102.3 / 98.7, b4 hq16 s3618
+  // bf16 1158.7 / 1124.8). Causal tiles, the longest first, keep the counter (b19 hq48 hkv6 s695 causal 481.6
+  // / 636.5).
   if (p.d == 256 && !d256_long_range(p)) {
     c.set("block_n", 64);
     c.set("scheduler", p.causal ? kDynamicScheduler : kPersistentScheduler);
