@@ -299,7 +299,11 @@ bool short_chunk_fills_a_tile(const Problem& p) {
 // with these, b5 hq48 sq64 skv13896 causal 573.9 / 569.8); two CTAs per SM of 64-key blocks led on four of
 // six under 48 queries (call141: b4 hq40 hkv20 sq44 skv1157 causal 33.8 / 26.2, 160 CTAs in two waves of
 // one per SM; b49 hq16 sq18 skv823 120.9 / 116.9, the mma.sync default 117.7), 0.5-0.7% behind on the two
-// long ranges (b30 hq40 sq31 skv13644 bf16 2733.1 / 2747.8). Decode-like chunks of up to 16 queries keep the
+// long ranges (b30 hq40 sq31 skv13644 bf16 2733.1 / 2747.8). Held out (call142, fourteen chunks of 17-64
+// queries, build against build): faster on thirteen, up to 1.53x, 1.1% slower on one; at 17-23 queries
+// (call147, ten) faster on eight, slower on two d=64 non-causal ones of 17-18 queries (b38 hq12 hkv2 sq17
+// skv449 15.25 / 16.61, which the mma.sync path packed into one tile; b44 hq8 sq18 skv3093 100.6 / 104.2).
+// Decode-like chunks of up to 16 queries keep the
 // mma.sync path (its 16-row tiles; the decode rules), and so do grids that would leave most SMs idle
 // (finish_wgmma_heuristic).
 bool short_chunk_unpacked(const Problem& p) { return p.sq > 16 && p.sq < 128 && !short_chunk_fills_a_tile(p); }
