@@ -474,8 +474,9 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     int block_m, block_n, scheduler, o_store;
   };
   for (const Expected& e : std::initializer_list<Expected>{
-           // d=256 up to 4096 keys per tile on average: 128x64 tiles, tma_half's output tile (probe/call90-92,
-           // call97), the persistent walk without causality, the dynamic scheduler with it (call141-142)
+           // d=256 up to 4096 keys per tile on average: 128x64 tiles, tma_half's output tile
+           // (probe/call90-92, call97), the persistent walk without causality, the dynamic scheduler with it
+           // (call141-142)
            {"b=4,hq=16,sq=4096,d=256", 128, 64, kPersistentScheduler, 2},
            {"b=1,hq=16,hkv=8,sq=8192,d=256,causal=1,dtype=bf16", 128, 64, kDynamicScheduler, 2},
            {"b=8,hq=16,sq=1024,d=256,causal=1", 128, 64, kDynamicScheduler, 2},
@@ -496,9 +497,9 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
            // small grids of 128-row tiles at d=128: the whole output tile (512 keys: four 128-key blocks)
            {"b=1,hq=32,hkv=8,sq=512,d=128,dtype=bf16", 128, 128, kGridScheduler, 1},
            {"b=1,hq=16,hkv=4,sq=640,d=128,dtype=bf16", 128, 160, kGridScheduler, 1},
-           // more non-causal d=128 tiles than SMs: the persistent walk (call142-143), keys per block by the blocks' cost
-           // over the range, a block its keys plus 16 (call113): 160 over long ranges and where it pads
-           // least, 144 or 128 where they do
+           // more non-causal d=128 tiles than SMs: the persistent walk (call142-144), keys per block by the
+           // blocks' cost over the range, a block its keys plus 16 (call113): 160 over long ranges and where
+           // it pads least, 144 or 128 where they do
            {"b=4,hq=16,sq=4096,d=128", 128, 160, kPersistentScheduler, 1},
            {"b=1,hq=40,hkv=8,sq=2048,d=128", 128, 160, kPersistentScheduler, 1},
            {"b=20,hq=16,sq=448,d=128", 128, 160, kPersistentScheduler, 1},

@@ -760,11 +760,12 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
     EXPECT_EQ(config.at("pack_gqa"), 1) << text;
     expect_cases_match_reference(f, {{text, "default"}}, 73);
   }
-  // The other short chunks, unpacked (one head's queries per tile, with tails): 128-row tiles over 100 and
-  // 90 queries (d=64 causal, d=256 causal with tma_half), 64-row ones over 48, 64 and 55 (d=128 two CTAs per
-  // SM on the dynamic scheduler, d=256 dynamic with tma_half, d=64's four-CTA config with a group of three),
-  // a grid of 96 128-row tiles (under the SMs: the small-grid rules) over 77 queries of a group of three, and
-  // chunks under 48 queries: 21 (d=128 causal, two CTAs per SM) and 29 (d=64's four-CTA config, a group of 3).
+  // The other short chunks, unpacked (one head's queries per tile, with tails): 128-row tiles over 100 and 90
+  // queries (d=64 causal, d=256 causal with tma_half), 64-row ones over 48, 64 and 55 (d=128 two CTAs per SM
+  // on the dynamic scheduler, d=256 dynamic with tma_half, d=64's four-CTA config with a group of three), a
+  // grid of 96 128-row tiles (under the SMs: the small-grid rules) over 77 queries of a group of three, and
+  // chunks under 48 queries: 21 (d=128 causal, two CTAs per SM) and 29 (d=64's four-CTA config, a group of
+  // 3).
   for (const auto& [text, block_m] : std::initializer_list<std::pair<const char*, int>>{
            {"b=12,hq=16,hkv=16,sq=100,skv=777,d=64,causal=1,dtype=bf16", 128},
            {"b=12,hq=16,hkv=16,sq=90,skv=400,d=256,causal=1,dtype=fp16", 128},

@@ -280,30 +280,29 @@ bool short_chunk_fills_a_tile(const Problem& p) {
 // divide 64, or too few packed rows), unpacked: tiles of one head's queries, 128 rows over more than 64
 // queries (the prefill tile of d=128 and d=256, both overlaps and pingpong, the dynamic scheduler), else 64
 // rows (d=64: the four-CTA config; d=128: 64-key blocks, two CTAs per SM on the dynamic scheduler; d=256:
-// 64-key blocks, the dynamic scheduler and tma_half's output tile). On the H100, median us of two rounds,
-// the mma.sync default / this config / the fastest measured (probe/call134, fourteen shapes, 48-127
-// queries): 128 rows, b40 hq32 sq127 skv1265 d64 bf16 236.9 / 163.7 / = (cuDNN 162.8), b26 hq28 sq80 skv512
-// d64 bf16 67.3 / 44.9 / = (cuDNN 43.2), b56 hq28 sq127 skv9341 d128 bf16 3186.1 / 2489.1 / =, b50 hq12
-// sq112 skv1794 d128 causal 296.0 / 203.7 / =, b64 hq32 sq96 skv4385 d256 4293.7 / 3047.1 / =, b20 hq48 hkv8
-// sq80 skv6773 d256 causal 1952.0 / 1120.0 / 1092.9 (80-key blocks); 64 rows, b58 hq12 hkv2 sq48 skv7404 d64
-// causal 384.2 / 222.5 / =, b55 hq28 sq48 skv696 d64 106.7 / 104.0 / 103.7, b25 hq32 sq48 skv686 d256 bf16
-// 227.8 / 205.4 / =, b53 hq28 sq64 skv13692 d256 7205.1 / 6710.6 / =. Held out (probe/call135, fifteen
-// shapes, build against build): faster on all fifteen, by 7.7% (b48 hq16 sq61 skv1915 d256 553.1 / 513.7) to
-// 1.64x (b3 hq32 sq100 skv3000 d128 causal 94.9 / 57.9), 0.993-1.926x the stronger library where the
-// mma.sync default had been 0.645-1.665x. Under 48 queries (probe/call141, twelve shapes of 18-47 queries,
-// the mma.sync default / the 64-row config of the 48-query rule): level or faster on eleven, b57 hq28 sq30
-// skv2978 d64 causal 405.7 / 405.0, b8 hq12 hkv2 sq37 skv1430 d256 causal 41.1 / 28.9, b54 hq8 sq35 skv13155
-// d256 2272.9 / 1987.9 (flash 1899.5), b21 hq32 sq43 skv6780 d128 851.5 / 763.4 (cuDNN 773.0), where the
-// mma.sync default was below the stronger library on four (0.836-0.962x). d=128's 64-row tile had been
-// 128-key blocks three deep, one CTA per SM (call134: b58 hq12 sq48 skv13595 causal bf16 1580.6 against 1594.7
-// with these, b5 hq48 sq64 skv13896 causal 573.9 / 569.8); two CTAs per SM of 64-key blocks led on four of
-// six under 48 queries (call141: b4 hq40 hkv20 sq44 skv1157 causal 33.8 / 26.2, 160 CTAs in two waves of
-// one per SM; b49 hq16 sq18 skv823 120.9 / 116.9, the mma.sync default 117.7), 0.5-0.7% behind on the two
-// long ranges (b30 hq40 sq31 skv13644 bf16 2733.1 / 2747.8). Held out (call142, fourteen chunks of 17-64
-// queries, build against build): faster on thirteen, up to 1.53x, 1.1% slower on one; at 17-23 queries
-// (call147, ten) faster on eight, slower on two d=64 non-causal ones of 17-18 queries (b38 hq12 hkv2 sq17
-// skv449 15.25 / 16.61, which the mma.sync path packed into one tile; b44 hq8 sq18 skv3093 100.6 / 104.2).
-// Decode-like chunks of up to 16 queries keep the
+// 64-key blocks, the dynamic scheduler and tma_half's output tile). On the H100, median us of two rounds, the
+// mma.sync default / this config / the fastest measured (probe/call134, fourteen shapes, 48-127 queries): 128
+// rows, b40 hq32 sq127 skv1265 d64 bf16 236.9 / 163.7 / = (cuDNN 162.8), b26 hq28 sq80 skv512 d64 bf16 67.3 /
+// 44.9 / = (cuDNN 43.2), b56 hq28 sq127 skv9341 d128 bf16 3186.1 / 2489.1 / =, b50 hq12 sq112 skv1794 d128
+// causal 296.0 / 203.7 / =, b64 hq32 sq96 skv4385 d256 4293.7 / 3047.1 / =, b20 hq48 hkv8 sq80 skv6773 d256
+// causal 1952.0 / 1120.0 / 1092.9 (80-key blocks); 64 rows, b58 hq12 hkv2 sq48 skv7404 d64 causal 384.2 /
+// 222.5 / =, b55 hq28 sq48 skv696 d64 106.7 / 104.0 / 103.7, b25 hq32 sq48 skv686 d256 bf16 227.8 / 205.4 /
+// =, b53 hq28 sq64 skv13692 d256 7205.1 / 6710.6 / =. Held out (probe/call135, fifteen shapes, build against
+// build): faster on all fifteen, by 7.7% (b48 hq16 sq61 skv1915 d256 553.1 / 513.7) to 1.64x (b3 hq32 sq100
+// skv3000 d128 causal 94.9 / 57.9), 0.993-1.926x the stronger library where the mma.sync default had been
+// 0.645-1.665x. Under 48 queries (probe/call141, twelve shapes of 18-47 queries, the mma.sync default / the
+// 64-row config of the 48-query rule): level or faster on eleven, b57 hq28 sq30 skv2978 d64 causal 405.7 /
+// 405.0, b8 hq12 hkv2 sq37 skv1430 d256 causal 41.1 / 28.9, b54 hq8 sq35 skv13155 d256 2272.9 / 1987.9 (flash
+// 1899.5), b21 hq32 sq43 skv6780 d128 851.5 / 763.4 (cuDNN 773.0), where the mma.sync default was below the
+// stronger library on four (0.836-0.962x). d=128's 64-row tile had been 128-key blocks three deep, one CTA
+// per SM (call134: b58 hq12 sq48 skv13595 causal bf16 1580.6 against 1594.7 with these, b5 hq48 sq64 skv13896
+// causal 573.9 / 569.8); two CTAs per SM of 64-key blocks led on four of six under 48 queries (call141: b4
+// hq40 hkv20 sq44 skv1157 causal 33.8 / 26.2, 160 CTAs in two waves of one per SM; b49 hq16 sq18 skv823 120.9
+// / 116.9, the mma.sync default 117.7), 0.5-0.7% behind on the two long ranges (b30 hq40 sq31 skv13644 bf16
+// 2733.1 / 2747.8). Held out (call142, fourteen chunks of 17-64 queries, build against build): faster on
+// thirteen, up to 1.53x, 1.1% slower on one; at 17-23 queries (call147, ten) faster on eight, slower on two
+// d=64 non-causal ones of 17-18 queries (b38 hq12 hkv2 sq17 skv449 15.25 / 16.61, which the mma.sync path
+// packed into one tile; b44 hq8 sq18 skv3093 100.6 / 104.2). Decode-like chunks of up to 16 queries keep the
 // mma.sync path (its 16-row tiles; the decode rules), and so do grids that would leave most SMs idle
 // (finish_wgmma_heuristic).
 bool short_chunk_unpacked(const Problem& p) { return p.sq > 16 && p.sq < 128 && !short_chunk_fills_a_tile(p); }
@@ -349,8 +348,8 @@ Config short_chunk_unpacked_config(const Problem& p) {
     // d=64: three 128-key slots (the prefill tile's two stages there): faster on five of five MHA chunks, by
     // 0.6-2.7% (probe/call141-142, median us of two rounds: b26 hq28 sq80 skv512 bf16 45.1 / 43.9, cuDNN
     // 43.0; b30 hq40 sq108 skv461 causal bf16 72.8 / 71.2; b23 hq28 sq92 skv2827 causal bf16 174.6 / 173.4).
-    // Held out (call143) it split: 2.1-3.1% faster on three up to 1655 keys (b22 hq40 sq113 skv871 causal bf16
-    // 84.4 / 81.9), 0.4-1.1% slower on three (b12 hq12 hkv2 sq100 skv4504 bf16 87.0 / 87.9).
+    // Held out (call143) it split: 2.1-3.1% faster on three up to 1655 keys (b22 hq40 sq113 skv871 causal
+    // bf16 84.4 / 81.9), 0.4-1.1% slower on three (b12 hq12 hkv2 sq100 skv4504 bf16 87.0 / 87.9).
     c.set("stages", p.d == 64 ? 3 : 2);
     c.set("pingpong", 1);
     c.set("producer_regs", p.d == 64 ? 32 : 24);
@@ -461,13 +460,13 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     c.set("block_m", 128);
     c.set("block_n", p.d == 128 && !p.causal ? noncausal_d128_block_n(p) : 128);
     c.set("producer_regs", c.at("block_n") == 128 ? 32 : 24);
-    // Non-causal tiles cost the same: the persistent walk, as at d=256 (below), where the dynamic producer's
-    // question for its next tile holds up that tile's Q. On the H100, median us of two rounds, dynamic /
-    // persistent, non-causal d=128 (probe/call142-143): faster on seven of eight by 0.3-2.9%, b3 hq40 hkv10
-    // s1537 bf16 239.2 / 234.8, b62 hq12 s281 93.3 / 91.9, b8 hq32 hkv4 s2628 1345.2 / 1327.8, b6 hq32
-    // hkv16 sq620 skv1240 bf16 136.8 / 135.6; level on b16 hq40 hkv5 s270 (63.1 / 63.3). Held out (call144,
-    // build against build) faster on eleven of eleven, 0.1-3.2%: b4 hq16 s4096 817.9 / 808.7 (cuDNN 847.5),
-    // b3 hq8 hkv4 s7981 1172.7 / 1144.0, b49 hq16 hkv8 sq65 skv1481 bf16 (a packed chunk) 132.7 / 128.6.
+    // Non-causal tiles cost the same: the persistent walk, as at d=256 (below, where what it saves is
+    // discussed). On the H100, median us of two rounds, dynamic / persistent, non-causal d=128
+    // (probe/call142-143): faster on seven of eight by 0.3-2.9%, b3 hq40 hkv10 s1537 bf16 239.2 / 234.8, b62
+    // hq12 s281 93.3 / 91.9, b8 hq32 hkv4 s2628 1345.2 / 1327.8, b6 hq32 hkv16 sq620 skv1240 bf16 136.8 /
+    // 135.6; level on b16 hq40 hkv5 s270 (63.1 / 63.3). Held out (call144, build against build) faster on
+    // eleven of eleven, 0.1-3.2%: b4 hq16 s4096 817.9 / 808.7 (cuDNN 847.5), b3 hq8 hkv4 s7981 1172.7 /
+    // 1144.0, b49 hq16 hkv8 sq65 skv1481 bf16 (a packed chunk) 132.7 / 128.6.
     c.set("scheduler", p.d == 128 && !p.causal ? kPersistentScheduler : kDynamicScheduler);
     // The rows leave by TMA store from an output tile of their own (o_store=tma), which frees the Q buffer
     // after the tile's last Q.K^T. Against o_store=threads with pingpong on (probe/call15, both rounds'
@@ -679,9 +678,10 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // the dynamic scheduler's registers with overlap: 12-16 bytes spilled; nor tma_half beside them.) Small
   // grids keep a plain grid (finish_wgmma_heuristic). NOTES.md v17-v18.
   // Without causality every tile costs the same, and the persistent walk (each CTA's tiles fixed by its
-  // index) leads: the dynamic producer asks the atomic counter for its next tile only after issuing the
-  // current one's last K/V load, and that tile's 64 KiB of Q waits on the answer. On the H100, median us of
-  // two rounds, dynamic / persistent (probe/call141-142): b64 hq16 sq256 skv512 fp16 291.8 / 279.0 (cuDNN
+  // index, no counter) leads. Why is not established: the dynamic producer asks the counter for its next tile
+  // after issuing the current one's last K/V load, but fetching it one tile early was slower everywhere when
+  // tried (probe/call22, NOTES.md v10), so the round trip alone does not explain it. On the H100, median us
+  // of two rounds, dynamic / persistent (probe/call141-142): b64 hq16 sq256 skv512 fp16 291.8 / 279.0 (cuDNN
   // 282.1), b62 hq32 hkv4 s465 808.5 / 791.1, b32 hq24 hkv6 s656 bf16 595.0 / 577.6, b28 hq16 hkv8 s380 bf16
   // 130.0 / 128.5, b62 hq48 sq744 skv1488 5314.8 / 5011.7 (rounds 5.2-5.4 ms / 4.9-5.1); held out (call143,
   // build against build) faster on eight of eight, 0.9-3.6% (b28 hq8 hkv1 s474 102.3 / 98.7, b4 hq16 s3618
