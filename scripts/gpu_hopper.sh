@@ -39,9 +39,8 @@ read -ra problems <<<"${HOPPER_PROBLEMS:-b=4,hq=16,hkv=16,sq=4096,skv=4096,d=128
 w="mma=wgmma,overlap=on"
 IFS=';' read -ra configs <<<"${HOPPER_CONFIGS:-default;$w,block_m=128,block_n=128,stages=2,pingpong=on,producer_regs=24;$w,block_m=128,block_n=176,stages=2,pingpong=on,producer_regs=24;$w,block_m=128,block_n=128,stages=3,pingpong=on,producer_regs=24;$w,block_m=192,block_n=128,stages=2,pingpong=on,producer_regs=32;$w,block_m=64,block_n=128,stages=3}"
 
-# A kernel that deadlocks must not take the call with it.
-bench_binary="$build/cli/evotune"
-bench_with_time_limit() { timeout 120 "$bench_binary" "$@"; }
+# A kernel that deadlocks must not take the call with it. $bench_binary, set for one call, picks another build.
+bench_with_time_limit() { timeout 120 "${bench_binary:-$build/cli/evotune}" "$@"; }
 
 status=0
 for s in "${steps[@]}"; do
@@ -62,11 +61,12 @@ for s in "${steps[@]}"; do
             args=(--problem "$p" --no-baseline --reps 30 ${batch:+--batch "$batch"})
             [[ $c == default ]] || args+=(--config "$c")
             for side in new ${BASE_BUILD:+base}; do
-              bench_binary="$build/cli/evotune" tags=(round="$round" which="$c")
-              [[ $side == base ]] && bench_binary="$BASE_BUILD/cli/evotune"
+              binary="$build/cli/evotune" tags=(round="$round" which="$c")
+              [[ $side == base ]] && binary="$BASE_BUILD/cli/evotune"
               [[ -n "${BASE_BUILD:-}" ]] && tags+=(build="$side")
-              evotune=bench_with_time_limit bench_record "$out/probe.jsonl" "${tags[@]}" -- "${args[@]}" \
-                2>>"$out/probe_stderr.txt" || { status=1; echo "bench failed: $p | $c ($side build)"; }
+              # bench_binary only for this call: the steps after the probe bench this build again.
+              bench_binary="$binary" evotune=bench_with_time_limit bench_record "$out/probe.jsonl" "${tags[@]}" \
+                -- "${args[@]}" 2>>"$out/probe_stderr.txt" || { status=1; echo "bench failed: $p | $c ($side build)"; }
             done
           done
         done

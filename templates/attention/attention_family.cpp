@@ -359,20 +359,18 @@ Config short_chunk_unpacked_config(const Problem& p) {
     c = with_four_cta_tiles(c);
     c.set("scheduler", kGridScheduler);
     c.set("o_store", 1);
-  } else if (p.d == 128) {
+  } else {
+    // 64 rows of 64-key blocks two deep on the dynamic scheduler: at d=128 two CTAs per SM, the producer on
+    // 24 registers, the whole output tile; at d=256 one, tma_half's output tile.
+    const bool two_ctas = p.d == 128;
     c.set("block_m", 64);
     c.set("block_n", 64);
     c.set("stages", 2);
     c.set("pingpong", 0);
-    c.set("producer_regs", 24);
-    c.set("min_ctas", 2);
+    c.set("producer_regs", two_ctas ? 24 : 0);
+    c.set("min_ctas", two_ctas ? 2 : 1);
     c.set("scheduler", kDynamicScheduler);
-    c.set("o_store", 1);
-  } else {
-    c = with_one_warpgroup_tiles(c, p);
-    c.set("stages", 2);
-    c.set("scheduler", kDynamicScheduler);
-    c.set("o_store", 2);
+    c.set("o_store", two_ctas ? 1 : 2);
   }
   return conform(c);
 }
