@@ -13,6 +13,7 @@ DeviceLimits DeviceLimits::from(const runtime::DeviceProperties& p) {
   l.sm_count = p.sm_count;
   l.shared_bytes_per_sm = p.shared_bytes_per_sm;
   l.max_threads_per_sm = p.max_threads_per_sm;
+  if (p.l2_bytes > 0) l.l2_bytes = p.l2_bytes;
   return l;
 }
 
@@ -25,6 +26,7 @@ DeviceLimits DeviceLimits::for_target(const runtime::Target& target) {
       l.shared_bytes_per_block_optin = 163 * 1024;
       l.shared_bytes_per_sm = 164 * 1024;
       l.sm_count = 108;
+      l.l2_bytes = 40 * 1024 * 1024;
       break;
     case 86:
     case 89:
@@ -32,6 +34,7 @@ DeviceLimits DeviceLimits::for_target(const runtime::Target& target) {
       l.shared_bytes_per_sm = 100 * 1024;
       l.max_threads_per_sm = 1536;
       l.sm_count = 84;
+      l.l2_bytes = 6 * 1024 * 1024;
       break;
     default:  // 9.x, 10.x: 227 KiB
       l.shared_bytes_per_block_optin = 227 * 1024;

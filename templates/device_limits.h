@@ -17,6 +17,7 @@ struct DeviceLimits {
   int sm_count = 132;
   int shared_bytes_per_sm = 228 * 1024;  // what resident CTAs share (occupancy, launch planning)
   int max_threads_per_sm = 2048;
+  int l2_bytes = 50 * 1024 * 1024;  // the H100's; tile_order=sections sizes its sections of heads by it
 
   static DeviceLimits from(const runtime::DeviceProperties& props);
   // Published limits of the architecture (CUDA programming guide, compute capabilities table).

@@ -5,11 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <future>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -77,7 +79,8 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
             "mma=scalar,block_m=64,block_n=128,warps=8,stages=2,barrier=full,smem_layout=padded,vec_bytes=8,"
             "q_frags=smem,"
             "min_ctas=1,overlap=off,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off,pingpong=off,"
-            "producer_regs=none,scheduler=grid,q_buffers=1,o_store=threads,rescale=every,skip_idle=off");
+            "producer_regs=none,scheduler=grid,q_buffers=1,o_store=threads,rescale=every,skip_idle=off,"
+            "tile_order=heads");
   EXPECT_EQ(parse_config(format(c)), c);
   EXPECT_EQ(Config::from_key(c.key()), c);
   // "default[,...]" for one problem and device: the problem-aware default, then the named changes, and
@@ -97,12 +100,15 @@ TEST(AttentionConfig, ParsesLabelsNumbersAndDefaults) {
   EXPECT_EQ(tall.at("block_n"), base.at("block_n"));
   EXPECT_EQ(parse_config_for("block_m=64", d64, h100), parse_config("block_m=64"));  // not the default
   EXPECT_THROW(parse_config_for("default,bogus=1", d64, h100), UsageError);
-  // A config key recorded before `o_store`, `rescale` and `skip_idle` existed: filled in at the defaults it
-  // ran with; a key naming a tunable this family does not have is left as read, and the rules refuse it.
+  // A config key recorded before `o_store`, `rescale`, `skip_idle` and `tile_order` existed: filled in at the
+  // defaults it ran with; a key naming a tunable this family does not have is left as read, and the rules
+  // refuse it.
   Config old_key = Config::from_key(every.key());
   Config recorded;
   for (const auto& [name, value] : old_key.entries()) {
-    if (name != "o_store" && name != "rescale" && name != "skip_idle") recorded.set(name, value);
+    if (name != "o_store" && name != "rescale" && name != "skip_idle" && name != "tile_order") {
+      recorded.set(name, value);
+    }
   }
   ASSERT_FALSE(recorded.has("rescale"));
   EXPECT_NE(invalid_reason(recorded, d64, h100), std::nullopt);
@@ -1051,6 +1057,72 @@ TEST(AttentionWgmma, PersistentSchedulersLaunchOneCtaPerSmAndDynamicHasItsCounte
   EXPECT_EQ(split.workspace_bytes, split_workspace_bytes(big, 3) + 4);
   bind_workspace(params, split, 128, 0x10000);
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(params.counters), 0x10000u + split_workspace_bytes(big, 3));
+}
+
+// tile_order=sections: the launch plan sizes a section as the KV heads whose K and V fit in L2, a power of
+// two (times the group where the CTAs' heads are query heads), at most every pair; the kernels' order
+// (params.h's section_order_tile over set_sections' divisors) visits every (query tile, pair) exactly once,
+// each section's tiles x-major over its pairs, a short last section included; one pair a section is the
+// order of tile_order=heads.
+TEST(AttentionWgmma, TileOrderSectionsVisitsEveryTileOnceSectionBySection) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  ASSERT_EQ(h100.l2_bytes, 50 * 1024 * 1024);
+  const std::string base = "mma=wgmma,block_m=128,block_n=128,stages=2,overlap=on,scheduler=dynamic,q_buffers=2,"
+                           "producer_regs=32";
+  struct Case {
+    const char* problem;
+    const char* extra;
+    int section_heads;
+  };
+  for (const Case& c : std::initializer_list<Case>{
+           {"b=4,hq=16,sq=4096,d=128,causal=1", "", 16},  // 2 MiB of K/V a head: 25 fit, 16
+           {"b=2,hq=32,hkv=4,sq=8192,d=128,causal=1", ",pack_gqa=on", 8},  // 4 MiB a KV head: 12, so 8; all 8
+           {"b=1,hq=32,hkv=8,sq=4096,d=128,causal=1", ",pack_gqa=on", 8},  // 16 fit, only 8 KV heads
+           {"b=6,hq=24,hkv=3,sq=4352,d=128,causal=1", "", 128},  // 16 KV heads x a group of 8 query heads
+           {"b=1,hq=8,sq=80000,d=128,causal=1", "", 1},  // 39 MiB of K/V: one head
+       }) {
+    const Problem p = Problem::parse(c.problem);
+    const Config heads = parse_config(base + c.extra);
+    Config sections = heads;
+    sections.set("tile_order", 1);
+    ASSERT_EQ(invalid_reason(sections, p, h100), std::nullopt) << c.problem;
+    EXPECT_EQ(launch_plan(heads, p, h100).section_heads, 1) << c.problem;
+    EXPECT_EQ(launch_plan(sections, p, h100).section_heads, c.section_heads) << c.problem;
+    AttentionParams params{};
+    bind_workspace(params, launch_plan(sections, p, h100), p.d, 0x10000);
+    EXPECT_EQ(params.section_heads, c.section_heads) << c.problem;
+  }
+  // stream_k costs its tail in heads' order.
+  const Problem p = Problem::parse("b=4,hq=16,sq=4096,d=128,causal=1");
+  EXPECT_NE(invalid_reason(parse_config("mma=wgmma,block_m=128,block_n=128,stages=2,overlap=on,scheduler=stream_k,"
+                                        "tile_order=sections"),
+                           p, h100),
+            std::nullopt);
+  // The order itself, over extents that divide and that do not.
+  for (const auto& [x_extent, pairs, section] : std::initializer_list<std::tuple<int, int, int>>{
+           {32, 64, 16}, {32, 64, 1}, {7, 10, 4}, {1, 5, 8}, {13, 37, 37}, {5, 37, 64}, {96, 3, 2}}) {
+    TmaAttentionParams args{};
+    args.x_extent = make_fast_divisor(x_extent);
+    set_sections(args, pairs, section);
+    const int s = std::min(section, pairs);
+    std::vector<int> seen(static_cast<std::size_t>(x_extent) * pairs, 0);
+    for (int index = 0; index < x_extent * pairs; ++index) {
+      const TileCoordinates t = section_order_tile(index, args);
+      ASSERT_TRUE(t.x >= 0 && t.x < x_extent && t.yz >= 0 && t.yz < pairs)
+          << x_extent << "x" << pairs << " in " << section << ": index " << index;
+      ++seen[static_cast<std::size_t>(t.yz) * x_extent + t.x];
+      // Section index / (s x x_extent), its pairs consecutive, x-major within it.
+      const int section_index = index / (s * x_extent), first = section_index * s;
+      const int heads = std::min(s, pairs - first), within = index - section_index * s * x_extent;
+      EXPECT_EQ(t.x, within / heads) << index;
+      EXPECT_EQ(t.yz, first + within % heads) << index;
+      if (s == 1) {
+        EXPECT_EQ(t.yz * x_extent + t.x, index) << "one pair a section is heads' order";
+      }
+    }
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }))
+        << x_extent << "x" << pairs << " in sections of " << section;
+  }
 }
 
 // scheduler=stream_k launches a CTA on every SM, also for fewer tiles than SMs (the whole problem is then

@@ -85,12 +85,12 @@ TEST(ExportHeader, RealSearchDatabaseGivesAHeaderThatCompilesAloneAsCpp17) {
       text.find("\"mma=mma_sync,block_m=64,block_n=64,warps=4,stages=2,barrier=light,smem_layout=swizzled,"
                 "vec_bytes=16,q_frags=regs,min_ctas=1,overlap=off,qk_split=1,kv_warps=1,splits=1,combine="
                 "kernel,pack_gqa=off,pingpong=off,producer_regs=none,scheduler=grid,q_buffers=1,o_store=threads,"
-                "rescale=every,skip_idle=off\""),
+                "rescale=every,skip_idle=off,tile_order=heads\""),
       std::string::npos);
   EXPECT_NE(
       text.find(
           R"({"mma_sync", 64, 64, 4, 2, "light", "swizzled", 16, "regs", 1, "off", 1, 1, 1, "kernel", "off", "off", 0, )"
-          R"("grid", 1, "threads", "every", "off"})"),
+          R"("grid", 1, "threads", "every", "off", "heads"})"),
       std::string::npos);
   // Ahead of time: the winner's CUBIN for the H100's exact target, with its kernel's name.
   EXPECT_NE(text.find("bytes of CUBIN for sm_90a, 128 threads"), std::string::npos) << text.substr(0, 6000);

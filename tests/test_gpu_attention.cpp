@@ -679,6 +679,38 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
              "skip_idle=on"},
   };
   expect_cases_match_reference(f, idle_warpgroups, 67);
+  // tile_order=sections: the tiles in sections of (batch, head) pairs whose K/V fit in L2 (50 MiB on the
+  // H100), x-major within each. K/V ranges long enough that a section is smaller than the launch (d=64 over
+  // 30000 keys: 7.3 MiB a KV head, four a section; d=128 over 16001: 7.8 MiB, four), so that whole sections
+  // and a short last one both run: a grid of four CTAs per SM (causal GQA, unpacked: 8 query heads a
+  // section, 12 pairs), the dynamic scheduler with tails, packed GQA (6 KV-head pairs), the persistent walk
+  // non-causal, and a split (x runs over tiles x chunks).
+  const std::vector<CheckedCase> sections = {
+      {"b=2,hq=6,hkv=3,sq=200,skv=30000,d=64,causal=1,dtype=fp16",
+       "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=off,producer_regs=24,min_ctas=4,scheduler=grid,"
+       "o_store=tma,tile_order=sections"},
+      {"b=1,hq=5,sq=700,skv=16001,d=128,causal=1,dtype=bf16",
+       two + "block_n=128,stages=2,overlap=on,producer_regs=32,scheduler=dynamic,q_buffers=2,o_store=tma,"
+             "tile_order=sections"},
+      {"b=3,hq=8,hkv=2,sq=100,skv=16001,d=128,causal=1,dtype=fp16",
+       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,pack_gqa=on,scheduler=dynamic,"
+             "o_store=tma,tile_order=sections"},
+      {"b=2,hq=3,sq=500,skv=30001,d=64,causal=0,dtype=bf16",
+       "mma=wgmma,block_m=192,warps=16,block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,"
+       "scheduler=persistent,o_store=tma,tile_order=sections"},
+      {"b=1,hq=5,sq=300,skv=16001,d=128,causal=1,dtype=fp16",
+       two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=24,splits=2,tile_order=sections"},
+  };
+  for (const CheckedCase& c : sections) {
+    const Problem p = Problem::parse(c.problem);
+    const attention::LaunchPlan plan =
+        attention::launch_plan(attention::parse_config_for(c.config, p, limits), p, limits);
+    const int pairs = p.b * (c.config.find("pack_gqa=on") != std::string::npos ? p.hkv : p.hq);
+    EXPECT_GT(plan.section_heads, 1) << c.problem;
+    EXPECT_LT(plan.section_heads, pairs) << c.problem << ": one section would be heads' order";
+    EXPECT_NE(pairs % plan.section_heads, 0) << c.problem << ": no short last section";
+  }
+  expect_cases_match_reference(f, sections, 71);
   // The small-grid defaults where 128-row tiles are no more than the SMs and 64-row ones more: at d=64 one
   // 128x128 tile per SM with overlap and pingpong, causal GQA with a tail, and sq < skv, and a causal 128-row
   // config kept there instead of the 64-row small-grid one; at d=128 and d=256 a plain grid of 128-row

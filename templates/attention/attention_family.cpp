@@ -22,7 +22,7 @@ constexpr const char* kCpAsyncTunables[] = {"barrier", "smem_layout", "vec_bytes
                                             "kv_warps"};
 // Tunables of mma=wgmma that the cp.async mainloops do not have.
 constexpr const char* kWgmmaTunables[] = {"pingpong", "producer_regs", "scheduler", "q_buffers", "o_store",
-                                          "rescale", "skip_idle"};
+                                          "rescale", "skip_idle", "tile_order"};
 }  // namespace
 
 const std::vector<Parameter>& parameters() {
@@ -130,6 +130,14 @@ const std::vector<Parameter>& parameters() {
        "lie past the last query reads no K/V (the producer releases its slots) and only passes its pingpong "
        "turns on, so that tile (the one that sees the whole K/V range) runs only its rows' GEMMs (on); or "
        "it computes its padding rows like any other (off)"},
+      {"tile_order",
+       {0, 1},
+       {"heads", "sections"},
+       "wgmma, schedulers grid, persistent and dynamic: the order the CTAs take the work tiles in. heads: a "
+       "head's query tiles in turn (causal: its longest first), head after head; sections: the heads cut "
+       "into sections whose K/V fit in L2, each section's query tiles x-major over its heads, so that a "
+       "causal launch runs every section's longest tiles first and ends on short ones (longest-processing-"
+       "time-first within L2's reach)"},
   };
   return params;
 }
@@ -160,7 +168,8 @@ Config default_config() {
                  {"q_buffers", 1},
                  {"o_store", 0},
                  {"rescale", 0},
-                 {"skip_idle", 0}});
+                 {"skip_idle", 0},
+                 {"tile_order", 0}});
 }
 
 namespace {
@@ -1137,6 +1146,7 @@ std::optional<std::string> wgmma_invalid_reason(const Config& c, const Problem& 
   }
   if (c.at("scheduler") == kStreamKScheduler) {
     if (c.at("splits") != 1) return "scheduler=stream_k cuts the K/V ranges of the tail itself (splits=1)";
+    if (c.at("tile_order") != 0) return "scheduler=stream_k costs its tail tiles in tile_order=heads";
     // split_kv.h's stream-K arithmetic is 32-bit: (CTAs + 1) x the tail's K/V blocks (under CTAs tiles of
     // at most ceil(skv / block_n) blocks each) must stay below 2^31.
     const long long blocks = (static_cast<long long>(p.skv) + c.at("block_n") - 1) / c.at("block_n");
@@ -1562,6 +1572,7 @@ TensorStrides normalised_strides(TensorStrides s, int batch, int heads, int seq,
 
 void bind_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim, CUdeviceptr workspace) {
   params.splits = plan.splits;
+  params.section_heads = plan.section_heads;
   params.partial_o = nullptr;
   params.partial_lse = nullptr;
   params.counters = nullptr;
@@ -1578,6 +1589,14 @@ void bind_workspace(AttentionParams& params, const LaunchPlan& plan, int head_di
     partial_bytes = static_cast<std::size_t>(plan.splits) * rows * (head_dim + 1) * 4;
   }
   if (plan.counters > 0) params.counters = reinterpret_cast<unsigned*>(workspace + partial_bytes);
+}
+
+void set_sections(TmaAttentionParams& args, int pairs, int section_heads) {
+  const int section = std::clamp(section_heads, 1, pairs);
+  args.section_heads = make_fast_divisor(section);
+  args.section_tiles = make_fast_divisor(args.x_extent.divisor * section);
+  args.full_sections = pairs / section;
+  args.last_section_heads = make_fast_divisor(std::max(1, pairs % section));
 }
 
 namespace {
@@ -1618,6 +1637,7 @@ void KernelArguments::bind(const AttentionParams& params) {
   block_.x_extent = make_fast_divisor(static_cast<int>(query_tiles(config_, problem_)) * splits);
   block_.y_extent = make_fast_divisor(config_.at("pack_gqa") == 1 ? problem_.hkv : problem_.hq);
   block_.group = make_fast_divisor(problem_.group());
+  set_sections(block_, block_.y_extent.divisor * problem_.b, params.section_heads);
   // The descriptors depend on the tensors' addresses and sizes only: a launch on the same Q, K and V (a
   // benchmark's repetitions, a model's layer called again on the same buffers) keeps them.
   auto same = [](const TensorStrides& a, const TensorStrides& b) {
@@ -1681,6 +1701,26 @@ void KernelArguments::bind(const AttentionParams& params) {
   encoded_ = true;
 }
 
+namespace {
+
+// tile_order=sections: the (batch, head) pairs of one section, the CTAs' heads (KV heads when packed). The
+// section's K and V must stay in L2 while its tiles run (x-major, every head of the section at once): as
+// many KV heads as fit theirs in the L2 cache, rounded down to a power of two (FlashAttention-3 sizes its
+// LPT sections this way), times the group where the CTAs' heads are query heads (unpacked GQA: a group's
+// query heads are consecutive and read the same KV head).
+int section_heads(const Config& c, const Problem& p, const DeviceLimits& limits) {
+  const long long kv_head_bytes = 2LL * p.skv * p.d * 2;  // K and V, two bytes an element
+  const long long fit = std::max<long long>(1, limits.l2_bytes / kv_head_bytes);
+  long long kv_heads = 1;
+  while (kv_heads * 2 <= fit) kv_heads *= 2;
+  const bool packed = c.at("pack_gqa") == 1;
+  const long long heads = kv_heads * (packed ? 1 : p.group());
+  const long long pairs = static_cast<long long>(p.b) * (packed ? p.hkv : p.hq);
+  return static_cast<int>(std::min(heads, pairs));
+}
+
+}  // namespace
+
 LaunchPlan launch_plan(const Config& c, const Problem& p, const DeviceLimits& limits) {
   LaunchPlan plan;
   plan.splits = c.at("splits") == kAutoSplits ? auto_splits(c, p, limits) : c.at("splits");
@@ -1723,6 +1763,7 @@ LaunchPlan launch_plan(const Config& c, const Problem& p, const DeviceLimits& li
   }
   if (c.at("scheduler") == kDynamicScheduler) plan.counters = 1;  // the next tile to hand out
   plan.workspace_bytes += plan.counters * 4;
+  if (c.at("tile_order") == 1) plan.section_heads = section_heads(c, p, limits);
   return plan;
 }
 

@@ -122,6 +122,8 @@ struct LaunchPlan {
   // scheduler=stream_k: partial-piece slots (two per CTA) of slot_rows rows each, at the workspace's start.
   std::size_t stream_k_slots = 0;
   int slot_rows = 0;
+  // tile_order=sections: the (batch, head) pairs of one L2 section (KV heads when packed); 1 otherwise.
+  int section_heads = 1;
 };
 LaunchPlan launch_plan(const Config& config, const Problem& problem, const DeviceLimits& limits);
 // Whether a loaded combine kernel may be launched as a programmatic dependent launch: its code is for sm_90
@@ -158,6 +160,11 @@ TensorStrides normalised_strides(TensorStrides strides, int batch, int heads, in
 
 // CTAs of the grid before splitting: query tiles x heads (KV heads when packed) x batch.
 long long unsplit_ctas(const Config& config, const Problem& problem);
+
+// tile_order=sections' cut of the launch's `pairs` (batch, head) pairs (the KV heads' when packed) into
+// sections of `section_heads` (the launch plan's; at least 1, at most all of them), read by the kernels'
+// tile order (params.h's section_order_tile). Needs args.x_extent set. One pair a section is heads' order.
+void set_sections(TmaAttentionParams& args, int pairs, int section_heads);
 
 // The argument block of one call of a config's attention kernel: AttentionParams, preceded for mma=wgmma by
 // the TMA descriptors of Q, K, V (and O for o_store=tma), encoded here (cuTensorMapEncodeTiled, through the run-time driver

@@ -223,11 +223,20 @@ __device__ __forceinline__ WorkTile<kPack, kSplits> make_work_tile(const Attenti
                                                                       group, kPack ? y : y / group);
 }
 
-// The work tiles of a launch in one sequence, in the order a grid of one CTA per tile would be
-// scheduled (x fastest: a head's query tiles together, so that their shared K/V stays in L2): for the
-// persistent schedulers, whose CTAs each walk several tiles. The extents and the group come with their
-// divisors from the host (TmaAttentionParams), read from the parameter space where they are used.
-template <int kBlockM, int kBlockN, bool kCausal, bool kPack, int kSplits>
+// The work tiles of a launch in one sequence, for the persistent schedulers (whose CTAs each walk several
+// tiles) and, with tile_order=sections, for the grid's CTAs (by their linear block index, the order the
+// hardware hands them out). The extents and the group come with their divisors from the host
+// (TmaAttentionParams), read from the parameter space where they are used.
+//   - kSections false (tile_order=heads): the order a grid of one CTA per tile would be scheduled in, x
+//     fastest: a head's query tiles together (causal: the longest first), so that their shared K/V stays in
+//     L2. Causal, the sequence then ends on the last heads' long tiles, and the CTAs that draw them set the
+//     launch's end while the others have run dry.
+//   - kSections true (tile_order=sections): the (batch, head) pairs are cut into sections whose K/V fit in
+//     L2 (the host's launch plan sizes them); within a section the query tiles come x-major, each x over the
+//     section's heads. Causal, every section runs its heads' longest tiles first and their shortest last, so
+//     the launch ends on short tiles (longest-processing-time-first, within L2's reach), as
+//     FlashAttention-3's LPT scheduler orders them.
+template <int kBlockM, int kBlockN, bool kCausal, bool kPack, int kSplits, bool kSections = false>
 struct LinearTiles {
   const TmaAttentionParams& args;
   int total;
@@ -238,8 +247,17 @@ struct LinearTiles {
   }
   __device__ __forceinline__ int x_extent() const { return args.x_extent.divisor; }
   __device__ __forceinline__ WorkTile<kPack, kSplits> at(const AttentionParams& p, int index) const {
-    const int yz = fast_divide(index, args.x_extent), z = fast_divide(yz, args.y_extent);
-    const int x = index - yz * args.x_extent.divisor, y = yz - z * args.y_extent.divisor;
+    if constexpr (kSections) {
+      const TileCoordinates t = section_order_tile(index, args);
+      const int z = fast_divide(t.yz, args.y_extent), y = t.yz - z * args.y_extent.divisor;
+      return tile(p, t.x, y, z);
+    } else {
+      const int yz = fast_divide(index, args.x_extent), z = fast_divide(yz, args.y_extent);
+      const int x = index - yz * args.x_extent.divisor, y = yz - z * args.y_extent.divisor;
+      return tile(p, x, y, z);
+    }
+  }
+  __device__ __forceinline__ WorkTile<kPack, kSplits> tile(const AttentionParams& p, int x, int y, int z) const {
     return make_work_tile_at<kBlockM, kBlockN, kCausal, kPack, kSplits>(
         p, x, y, z, args.x_extent.divisor, args.group.divisor, kPack ? y : fast_divide(y, args.group));
   }

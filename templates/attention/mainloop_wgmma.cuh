@@ -80,8 +80,10 @@ struct WgmmaConfig {
   // skip_idle=on: a causal tile's consumer warpgroups without rows (a head's last tile) skip it
   // (WgmmaMainloop::active_consumers).
   static constexpr bool kSkipIdle = Tunables::skip_idle == 1;
+  // tile_order=sections: tiles in L2-sized sections of heads, each section's longest first (LinearTiles).
+  static constexpr bool kSections = Tunables::tile_order == 1;
   using Tile = WorkTile<kPack, kSplits>;
-  using Tiles = LinearTiles<kBlockM, kBlockN, kCausal, kPack, kSplits>;
+  using Tiles = LinearTiles<kBlockM, kBlockN, kCausal, kPack, kSplits, kSections>;
 
   static_assert(kBlockM % 64 == 0 && kConsumers >= 1 && kConsumers <= 3, "64 to 192 rows, 64 per warpgroup");
   static_assert(kBlockN % 16 == 0 && kBlockN <= 256 && D % 64 == 0 && D <= 256, "wgmma shapes");
@@ -97,6 +99,7 @@ struct WgmmaConfig {
   static_assert(!kTmaStore || kScheduler != kStreamKScheduler, "stream_k's pieces leave from registers");
   static_assert(Tunables::o_store != 2 || kColumnBlocks % 2 == 0, "o_store=tma_half: an even number of column blocks");
   static_assert(!kSkipIdle || (kCausal && kConsumers >= 2), "skip_idle: causal tiles of 2+ consumer warpgroups");
+  static_assert(!kSections || kScheduler != kStreamKScheduler, "stream_k's tail costs follow tile_order=heads");
 
   // Shared memory (wgmma_resources.h, which the host's rules read too): the Q buffers, the output tile
   // (o_store=tma or tma_half), the K slots, the V slots, the mbarriers, the scheduler words.
@@ -810,12 +813,21 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
   }
   __syncthreads();  // the last CTA-wide barrier: the producer leaves early
   constexpr bool kOneTile = Cfg::kScheduler == kGridScheduler;
+  // scheduler=grid: the CTA's own tile, or with tile_order=sections the tile at its linear block index (the
+  // order the hardware hands the blocks out) in the sections' order.
+  auto grid_tile = [&]() -> typename Cfg::Tile {
+    if constexpr (Cfg::kSections) {
+      const int linear = static_cast<int>(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+      return typename Cfg::Tiles(args, p.b).at(p, linear);
+    } else {
+      return make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p);
+    }
+  };
   if (threadIdx.x < 128) {
     if constexpr (Cfg::kProducerRegs > 0) sm90::registers_decrease<Cfg::kProducerRegs>();
     if (threadIdx.x != 0) return;
     if constexpr (kOneTile) {
-      mainloop.produce(args, make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p),
-                       0, 0, 0);
+      mainloop.produce(args, grid_tile(), 0, 0, 0);
     } else if constexpr (Cfg::kScheduler == kStreamKScheduler) {
       int ring = 0;
       for (int unit = 0;; ++unit) {
@@ -852,8 +864,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
   }
   if constexpr (Cfg::kProducerRegs > 0) sm90::registers_increase<Cfg::kConsumerRegs>();
   if constexpr (kOneTile) {
-    const typename Cfg::Tile w =
-        make_work_tile<Cfg::kBlockM, Cfg::kBlockN, Cfg::kCausal, Cfg::kPack, Cfg::kSplits>(p);
+    const typename Cfg::Tile w = grid_tile();
     mainloop.start_tile();
     sm90::mbarrier_wait(mainloop.q_full, 0);
     mainloop.consume(w, p, 0, 0);

@@ -34,6 +34,9 @@ struct AttentionParams {
   int b, hq, hkv, sq, skv;
   int splits;           // K/V chunks per (query tile, head, batch): the launch plan's, 1 = no split
   float softmax_scale;  // multiplies Q.K before the softmax; usually 1/sqrt(d)
+  // tile_order=sections (wgmma): the (batch, head) pairs of one L2 section, the launch plan's (0 or 1: each
+  // head a section of its own, the order of tile_order=heads).
+  int section_heads;
 };
 
 // A divisor of non-negative ints with its multiplier and shift worked out on the host (make_fast_divisor), so
@@ -99,4 +102,25 @@ struct TmaAttentionParams {
   // The persistent schedulers' tile index is x + x_extent * (y + y_extent * batch) (common.cuh's LinearTiles):
   // x_extent = query tiles x splits, y_extent = heads (the KV heads when packed); `group` = hq / hkv.
   FastDivisor x_extent, y_extent, group;
+  // tile_order=sections (LinearTiles): the tile sequence is cut into sections of section_heads.divisor (batch,
+  // head) pairs, x_extent of their tiles each (section_tiles = both), the last one of last_section_heads
+  // pairs where they do not divide evenly; full_sections counts the whole ones.
+  FastDivisor section_tiles, section_heads, last_section_heads;
+  int full_sections;
 };
+
+// A tile of the launch's sequence: x, its query tile (x_extent's column), and yz, its flattened (batch, head)
+// pair, y + y_extent * batch.
+struct TileCoordinates {
+  int x, yz;
+};
+
+// Tile `index` in tile_order=sections (common.cuh's LinearTiles): section after section, each x-major over
+// its (batch, head) pairs.
+EVOTUNE_PARAMS_FUNCTION TileCoordinates section_order_tile(int index, const TmaAttentionParams& a) {
+  const int section = fast_divide(index, a.section_tiles);
+  const int within = index - section * a.section_tiles.divisor;
+  const FastDivisor& heads = section >= a.full_sections ? a.last_section_heads : a.section_heads;
+  const int x = fast_divide(within, heads);
+  return TileCoordinates{x, section * a.section_heads.divisor + (within - x * heads.divisor)};
+}
