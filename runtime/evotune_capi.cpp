@@ -122,6 +122,10 @@ struct Registry {
   // (device, stream, table entry or -1, the JIT default's config text, d, causal, bf16)
   using Key = std::tuple<int, void*, long, std::string, int, bool, bool>;
   std::map<Key, std::unique_ptr<evotune::AttentionLauncher>> launchers;
+  // The JIT default's config text per (device, problem): heuristic_config costs 7-85 us (the causal
+  // tile-order model walks the launch's tiles), which a call should not pay again for a shape it has seen.
+  using ProblemKey = std::tuple<int, int, int, int, int, int, int, bool, bool>;
+  std::map<ProblemKey, std::string> default_configs;
 };
 
 // Never destroyed: at process exit the CUDA driver may be torn down before this library's static
@@ -167,9 +171,15 @@ int forward(const evotune_attention_shape& s, const evotune_attention_layout* st
     key = {device, stream, static_cast<long>(found.entry - tuned::kEntries), "", 0, false, false};
   } else if (allow_jit) {
     problem.causal = masked;
-    const std::string config =
-        evotune::attention::format(evotune::attention::heuristic_config(problem, dev.limits));
-    key = {device, stream, -1, config, s.d, masked, s.bf16 != 0};
+    const Registry::ProblemKey problem_key{device, s.b, s.hq, s.hkv, s.sq, s.skv, s.d, masked, s.bf16 != 0};
+    auto known = r.default_configs.find(problem_key);
+    if (known == r.default_configs.end()) {
+      if (r.default_configs.size() >= 4096) r.default_configs.clear();  // bounded: a decode loop's lengths grow
+      known = r.default_configs
+                  .emplace(problem_key, evotune::attention::format(evotune::attention::heuristic_config(problem, dev.limits)))
+                  .first;
+    }
+    key = {device, stream, -1, known->second, s.d, masked, s.bf16 != 0};
   } else {
     return fail(
         EVOTUNE_NOT_COVERED,

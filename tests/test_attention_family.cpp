@@ -1059,11 +1059,11 @@ TEST(AttentionWgmma, PersistentSchedulersLaunchOneCtaPerSmAndDynamicHasItsCounte
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(params.counters), 0x10000u + split_workspace_bytes(big, 3));
 }
 
-// tile_order=sections: the launch plan sizes a section as the KV heads whose K and V fit in L2, a power of
-// two (times the group where the CTAs' heads are query heads), at most every pair; the kernels' order
-// (params.h's section_order_tile over set_sections' divisors) visits every (query tile, pair) exactly once,
-// each section's tiles x-major over its pairs, a short last section included; one pair a section is the
-// order of tile_order=heads.
+// tile_order=sections: the launch plan sizes a section by the KV heads whose K and V fit in a third of L2,
+// the sections that takes cut evenly (times the group where the CTAs' heads are query heads); the kernels'
+// order (params.h's section_order_tile over set_sections' divisors) visits every (query tile, pair) exactly
+// once, each section's tiles x-major over its pairs, a short last section included; one pair a section is
+// the order of tile_order=heads.
 TEST(AttentionWgmma, TileOrderSectionsVisitsEveryTileOnceSectionBySection) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   ASSERT_EQ(h100.l2_bytes, 50 * 1024 * 1024);
@@ -1075,10 +1075,10 @@ TEST(AttentionWgmma, TileOrderSectionsVisitsEveryTileOnceSectionBySection) {
     int section_heads;
   };
   for (const Case& c : std::initializer_list<Case>{
-           {"b=4,hq=16,sq=4096,d=128,causal=1", "", 16},  // 2 MiB of K/V a head: 25 fit, 16
-           {"b=2,hq=32,hkv=4,sq=8192,d=128,causal=1", ",pack_gqa=on", 8},  // 4 MiB a KV head: 12, so 8; all 8
-           {"b=1,hq=32,hkv=8,sq=4096,d=128,causal=1", ",pack_gqa=on", 8},  // 16 fit, only 8 KV heads
-           {"b=6,hq=24,hkv=3,sq=4352,d=128,causal=1", "", 128},  // 16 KV heads x a group of 8 query heads
+           {"b=4,hq=16,sq=4096,d=128,causal=1", "", 8},  // 2 MiB of K/V a head: 8 fit 16.7 MiB
+           {"b=2,hq=32,hkv=4,sq=8192,d=128,causal=1", ",pack_gqa=on", 4},  // 4 MiB: 4 fit, two sections of 8
+           {"b=1,hq=32,hkv=8,sq=4096,d=128,causal=1", ",pack_gqa=on", 8},  // 8 fit: one section
+           {"b=6,hq=24,hkv=3,sq=4352,d=128,causal=1", "", 48},  // 7 KV heads fit: 18 in three sections of 6
            {"b=1,hq=8,sq=80000,d=128,causal=1", "", 1},  // 39 MiB of K/V: one head
        }) {
     const Problem p = Problem::parse(c.problem);
@@ -1122,6 +1122,26 @@ TEST(AttentionWgmma, TileOrderSectionsVisitsEveryTileOnceSectionBySection) {
     }
     EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }))
         << x_extent << "x" << pairs << " in sections of " << section;
+  }
+}
+
+// The default takes tile_order=sections where the list-scheduling model of the CTAs taking causal tiles as
+// they come free (modeled_busiest_slot) puts the busiest slot 2% lower than heads' order: long causal
+// prefill of few heads per wave (the b4 hq16 s4096 d128 row, whose last heads' long tiles ended the
+// launch), short causal d=64 grids; not non-causal tiles (all alike), packed GQA over long ranges (fine
+// tiles already balance), tiles too many per slot for a tail to matter, or decode.
+TEST(AttentionWgmma, DefaultTakesSectionsWhereTheTailModelGains) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  for (const auto& [text, order] : std::initializer_list<std::pair<const char*, int>>{
+           {"b=4,hq=16,sq=4096,d=128,causal=1", 1},
+           {"b=1,hq=40,sq=3392,d=128,causal=1,dtype=bf16", 1},
+           {"b=2,hq=24,sq=1536,d=64,causal=1", 1},
+           {"b=4,hq=16,sq=4096,d=128,causal=0", 0},
+           {"b=1,hq=32,hkv=8,sq=4096,d=128,causal=1,dtype=bf16", 0},
+           {"b=47,hq=32,sq=682,d=128,causal=1", 0},
+           {"b=2,hq=32,hkv=8,sq=1,skv=4096,d=128,causal=1", 0},
+       }) {
+    EXPECT_EQ(heuristic_config(Problem::parse(text), h100).at("tile_order"), order) << text;
   }
 }
 

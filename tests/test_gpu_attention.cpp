@@ -679,23 +679,23 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
              "skip_idle=on"},
   };
   expect_cases_match_reference(f, idle_warpgroups, 67);
-  // tile_order=sections: the tiles in sections of (batch, head) pairs whose K/V fit in L2 (50 MiB on the
-  // H100), x-major within each. K/V ranges long enough that a section is smaller than the launch (d=64 over
-  // 30000 keys: 7.3 MiB a KV head, four a section; d=128 over 16001: 7.8 MiB, four), so that whole sections
-  // and a short last one both run: a grid of four CTAs per SM (causal GQA, unpacked: 8 query heads a
-  // section, 12 pairs), the dynamic scheduler with tails, packed GQA (6 KV-head pairs), the persistent walk
-  // non-causal, and a split (x runs over tiles x chunks).
+  // tile_order=sections: the tiles in sections of (batch, head) pairs whose K/V fit in a third of L2 (50 MiB
+  // on the H100), x-major within each. K/V ranges long enough that a section is smaller than the launch
+  // (d=64 over 30000 keys: 7.3 MiB a KV head, two a section; d=128 over 16001: 7.8 MiB, two), and five KV
+  // heads, so that two whole sections and a short last one run: a grid of four CTAs per SM (causal GQA,
+  // unpacked: four query heads a section), the dynamic scheduler with tails, packed GQA, the persistent walk
+  // non-causal, and a split (x runs over tiles x chunks); the persistent ones with more tiles than CTAs.
   const std::vector<CheckedCase> sections = {
-      {"b=2,hq=6,hkv=3,sq=200,skv=30000,d=64,causal=1,dtype=fp16",
+      {"b=1,hq=10,hkv=5,sq=200,skv=30000,d=64,causal=1,dtype=fp16",
        "mma=wgmma,block_m=64,warps=8,block_n=64,stages=2,overlap=off,producer_regs=24,min_ctas=4,scheduler=grid,"
        "o_store=tma,tile_order=sections"},
-      {"b=1,hq=5,sq=700,skv=16001,d=128,causal=1,dtype=bf16",
+      {"b=1,hq=5,sq=4000,skv=16001,d=128,causal=1,dtype=bf16",
        two + "block_n=128,stages=2,overlap=on,producer_regs=32,scheduler=dynamic,q_buffers=2,o_store=tma,"
              "tile_order=sections"},
-      {"b=3,hq=8,hkv=2,sq=100,skv=16001,d=128,causal=1,dtype=fp16",
+      {"b=5,hq=4,hkv=1,sq=1000,skv=16001,d=128,causal=1,dtype=fp16",
        two + "block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,pack_gqa=on,scheduler=dynamic,"
              "o_store=tma,tile_order=sections"},
-      {"b=2,hq=3,sq=500,skv=30001,d=64,causal=0,dtype=bf16",
+      {"b=1,hq=5,sq=5500,skv=30001,d=64,causal=0,dtype=bf16",
        "mma=wgmma,block_m=192,warps=16,block_n=128,stages=2,overlap=on,pingpong=on,producer_regs=32,"
        "scheduler=persistent,o_store=tma,tile_order=sections"},
       {"b=1,hq=5,sq=300,skv=16001,d=128,causal=1,dtype=fp16",

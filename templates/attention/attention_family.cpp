@@ -834,6 +834,90 @@ Config with_packed_gqa(Config c, const Problem& p, const DeviceLimits& limits) {
   return packed_per_sm >= 2 && packed_per_sm * 100 <= per_sm * 97 ? packed : c;
 }
 
+// tile_order=sections: the (batch, head) pairs of one section (the CTAs' heads: KV heads when packed). Its
+// tiles run x-major over all its heads at once, so the section's K and V must stay in L2 while they run: as
+// many KV heads as fit theirs in a third of the L2 cache, and the sections that takes cut evenly (a short
+// last section would run its long tiles at the launch's end, which the order is there to avoid). A third:
+// on the H100 (50 MiB) sections of 32-45 MiB of K/V ran 4-53% slower than heads' order on shapes of short
+// K/V ranges, where each tile's K/V comes back from L2 several times (b47 hq32 s682 d128 causal 466 -> 714
+// us, probe/call148); those of 16-28 MiB ran faster where the tail had been long. Unpacked GQA: whole
+// groups of query heads (consecutive, one KV head).
+int section_heads(const Config& c, const Problem& p, const DeviceLimits& limits) {
+  const long long kv_head_bytes = 2LL * p.skv * p.d * 2;  // K and V, two bytes an element
+  const long long fit = std::max<long long>(1, limits.l2_bytes / 3 / kv_head_bytes);
+  const long long kv_pairs = static_cast<long long>(p.b) * p.hkv;
+  const long long sections = (kv_pairs + fit - 1) / fit;
+  const long long kv_heads = (kv_pairs + sections - 1) / sections;
+  return static_cast<int>(kv_heads * (c.at("pack_gqa") == 1 ? 1 : p.group()));
+}
+
+// The busiest CTA slot's load, in K/V blocks, when `slots` resident CTAs take a causal launch's tiles in
+// the config's tile_order as they come free (list scheduling: the dynamic scheduler's counter, or the
+// hardware handing out a grid's blocks), a tile costing its K/V blocks plus one for its prologue and
+// epilogue; 0 where the tiles are more than 64 per slot (the tail is then a small part of the launch).
+// The slots are alike, so the model keeps only how many sit at each load: the next tile goes to the least
+// loaded, and that load never falls, so one pointer walks up the counts (no load exceeds the mean plus the
+// longest tile: Graham's bound). A default for 18816 tiles on 528 slots takes ~0.1 ms this way.
+long long modeled_busiest_slot(const Config& c, const Problem& p, long long slots, const DeviceLimits& limits) {
+  const bool packed = c.at("pack_gqa") == 1;
+  const int block_m = c.at("block_m"), rows = evotune_split::tile_rows(p.sq, p.group(), packed);
+  const int x_extent = static_cast<int>(query_tiles(c, p));
+  const long long pairs = static_cast<long long>(p.b) * (packed ? p.hkv : p.hq);
+  const long long tiles = x_extent * pairs;
+  if (tiles > 64 * slots) return 0;
+  std::vector<long long> cost(static_cast<std::size_t>(x_extent));
+  long long total = 0, longest = 0;
+  for (int x = 0; x < x_extent; ++x) {  // x = 0 is the last query tile: the longest first
+    const int m0 = (x_extent - 1 - x) * block_m;
+    const long long blocks =
+        evotune_split::tile_blocks(m0, block_m, rows, p.group(), packed, p.sq, p.skv, true, c.at("block_n"), 1, 0).end;
+    cost[static_cast<std::size_t>(x)] = blocks + 1;
+    total += (blocks + 1) * pairs;
+    longest = std::max(longest, blocks + 1);
+  }
+  const long long used = std::min(slots, tiles);
+  std::vector<long long> at_load(static_cast<std::size_t>(total / used + longest + 2), 0);
+  at_load[0] = used;
+  long long least = 0, busiest = 0;
+  const long long section = c.at("tile_order") == 1 ? std::min<long long>(section_heads(c, p, limits), pairs) : 1;
+  for (long long first = 0; first < pairs; first += section) {
+    const long long heads = std::min(section, pairs - first);
+    for (int x = 0; x < x_extent; ++x) {
+      for (long long h = 0; h < heads; ++h) {
+        while (at_load[static_cast<std::size_t>(least)] == 0) ++least;
+        --at_load[static_cast<std::size_t>(least)];
+        const long long load = least + cost[static_cast<std::size_t>(x)];
+        ++at_load[static_cast<std::size_t>(load)];
+        busiest = std::max(busiest, load);
+      }
+    }
+  }
+  return busiest;
+}
+
+// tile_order=sections where the list-scheduling model (modeled_busiest_slot) puts the busiest CTA slot at
+// least 2% lower than heads' order: causal tiles of one chunk each (their costs differ) on the grid or the
+// dynamic scheduler (the CTAs take the next tile as they come free). heads' order ends on the last heads'
+// long tiles; sections end every section on short ones. On the H100, median us of two rounds, heads /
+// sections (probe/call148, sections then sized by all of L2): b4 hq16 s4096 d128 fp16 451.8 / 438.4, b1 hq40
+// s3392 d128 bf16 210.5 / 193.0, b4 hq32 hkv8 s2048 d64 bf16 177.0 / 167.4, b2 hq24 s1536 d64 51.3 / 43.0;
+// where the model saw no gain, packed GQA over long ranges, 0.2-1.3% slower (b1 hq32 hkv8 s4096 d128 213.6
+// / 216.0). Non-causal tiles cost the same in either order, and sections only spread L2's working set
+// (1.2-7.0% slower on four shapes).
+Config with_tile_order(Config c, const Problem& p, const DeviceLimits& limits) {
+  c.set("tile_order", 0);
+  const int scheduler = c.at("scheduler");
+  if (!p.causal || c.at("splits") != 1 || (scheduler != kGridScheduler && scheduler != kDynamicScheduler)) return c;
+  // The CTAs resident at once: min_ctas per SM, as the kernel's launch bounds and register split are made
+  // for (a grid's too: its wgmma tiles' registers allow no more).
+  const long long slots = persistent_ctas(c, limits);
+  Config sections = c;
+  sections.set("tile_order", 1);
+  const long long heads_load = modeled_busiest_slot(c, p, slots, limits);
+  const long long sections_load = modeled_busiest_slot(sections, p, slots, limits);
+  return heads_load > 0 && sections_load * 100 <= heads_load * 98 ? sections : c;
+}
+
 // The rules every wgmma default passes through last: packed GQA (with_packed_gqa), a grid that leaves
 // SMs idle, validity, split-KV (finish_wgmma_tiles), then skip_idle for the tile that results.
 std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits) {
@@ -862,7 +946,7 @@ std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const D
   if (p.sq < 128 && !holds_half_the_sms(unsplit_ctas(*finished, p) * finished->at("splits"), limits)) {
     return std::nullopt;
   }
-  return with_skip_idle(*finished, p);
+  return with_tile_order(with_skip_idle(*finished, p), p, limits);
 }
 
 }  // namespace
@@ -1700,26 +1784,6 @@ void KernelArguments::bind(const AttentionParams& params) {
   }
   encoded_ = true;
 }
-
-namespace {
-
-// tile_order=sections: the (batch, head) pairs of one section, the CTAs' heads (KV heads when packed). The
-// section's K and V must stay in L2 while its tiles run (x-major, every head of the section at once): as
-// many KV heads as fit theirs in the L2 cache, rounded down to a power of two (FlashAttention-3 sizes its
-// LPT sections this way), times the group where the CTAs' heads are query heads (unpacked GQA: a group's
-// query heads are consecutive and read the same KV head).
-int section_heads(const Config& c, const Problem& p, const DeviceLimits& limits) {
-  const long long kv_head_bytes = 2LL * p.skv * p.d * 2;  // K and V, two bytes an element
-  const long long fit = std::max<long long>(1, limits.l2_bytes / kv_head_bytes);
-  long long kv_heads = 1;
-  while (kv_heads * 2 <= fit) kv_heads *= 2;
-  const bool packed = c.at("pack_gqa") == 1;
-  const long long heads = kv_heads * (packed ? 1 : p.group());
-  const long long pairs = static_cast<long long>(p.b) * (packed ? p.hkv : p.hq);
-  return static_cast<int>(std::min(heads, pairs));
-}
-
-}  // namespace
 
 LaunchPlan launch_plan(const Config& c, const Problem& p, const DeviceLimits& limits) {
   LaunchPlan plan;

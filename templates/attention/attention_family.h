@@ -158,6 +158,8 @@ void check_layouts(const AttentionParams& params);
 // the kernels never step by: a view's stride there can be anything, and must not fail the checks above.
 TensorStrides normalised_strides(TensorStrides strides, int batch, int heads, int seq, int head_dim);
 
+// Query tiles of one (batch, CTA head): its rows (queries, x the group when packed) over block_m.
+long long query_tiles(const Config& config, const Problem& problem);
 // CTAs of the grid before splitting: query tiles x heads (KV heads when packed) x batch.
 long long unsplit_ctas(const Config& config, const Problem& problem);
 
