@@ -1127,10 +1127,11 @@ TEST(AttentionWgmma, TileOrderSectionsVisitsEveryTileOnceSectionBySection) {
 }
 
 // The default takes tile_order=sections where the list-scheduling model of the CTAs taking causal tiles as
-// they come free (modeled_busiest_slot) puts the busiest slot 5% lower than heads' order: long causal
-// prefill of few heads per wave (the b4 hq16 s4096 d128 row, whose last heads' long tiles ended the
-// launch), short causal d=64 grids; not non-causal tiles (all alike), packed GQA over long ranges (fine
-// tiles already balance), modeled gains under 5% (L2 can cost more: b49 hq48 s512 d64), or decode.
+// they come free (modeled_busiest_slot) puts the busiest slot 10% lower than heads' order, or 5% where a head
+// has 8 query tiles or more: long causal prefill of few heads per wave (the b4 hq16 s4096 d128 row,
+// whose last heads' long tiles ended the launch), short causal grids with a long tail; not non-causal tiles
+// (all alike), packed GQA over long ranges (fine tiles already balance), smaller gains (L2 can cost more:
+// b49 hq48 s512 d64, b25 hq64 s152 d64), or decode.
 TEST(AttentionWgmma, DefaultTakesSectionsWhereTheTailModelGains) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   for (const auto& [text, order] : std::initializer_list<std::pair<const char*, int>>{
@@ -1141,6 +1142,8 @@ TEST(AttentionWgmma, DefaultTakesSectionsWhereTheTailModelGains) {
            {"b=1,hq=32,hkv=8,sq=4096,d=128,causal=1,dtype=bf16", 0},
            {"b=47,hq=32,sq=682,d=128,causal=1", 0},
            {"b=49,hq=48,sq=512,d=64,causal=1", 0},  // 2.5%: its L2 cost was 11.5% (probe/call149)
+           {"b=25,hq=64,sq=152,d=64,causal=1,dtype=bf16", 0},  // 6.7% over 3 tiles a head: 15% slower (call150)
+           {"b=4,hq=32,hkv=4,sq=277,d=128,causal=1,dtype=bf16", 1},  // 18% over 3 tiles a head: 11% faster
            {"b=2,hq=32,hkv=8,sq=1,skv=4096,d=128,causal=1", 0},
        }) {
     EXPECT_EQ(heuristic_config(Problem::parse(text), h100).at("tile_order"), order) << text;

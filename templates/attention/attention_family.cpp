@@ -895,19 +895,23 @@ long long modeled_busiest_slot(const Config& c, const Problem& p, long long slot
   return busiest;
 }
 
-// tile_order=sections where the list-scheduling model (modeled_busiest_slot) puts the busiest CTA slot at
-// least 5% lower than heads' order: causal tiles of one chunk each (their costs differ) on the grid or the
-// dynamic scheduler (the CTAs take the next tile as they come free). heads' order ends on the last heads'
-// long tiles; sections end every section on short ones. What the model leaves out is L2: a section runs all
-// its heads at once, so a head's next tile comes a section later, and its K/V must have stayed in L2 that
-// long; where that fails sections cost up to 12%. On the H100, median us of two rounds, heads / sections
-// (probe/call149, 28 shapes the rule then moved at a 2% gain, 16 of them random): faster on thirteen of the
-// fifteen the model gave 5% or more, b4 hq16 s4096 d128 fp16 453.4 / 432.7, b1 hq40 s3392 d128 bf16 210.7 /
-// 193.7, b4 hq32 hkv8 s2048 d64 177.7 / 168.0, b38 hq8 hkv1 s157 d128 24.9 / 22.7, b49 hq8 hkv1 s586 d64
-// 69.8 / 65.0 (the two: b21 hq32 hkv16 sq173 skv405 d64 42.9 / 44.5, b5 hq28 s435 d256 53.8 / 54.9); of
-// the fifteen it gave 2-5%, faster on six by 0.8-2.5%, slower on seven by 0.5-11.5% (b49 hq48 s512 d64
-// 272.0 / 307.4, b30 hq24 hkv3 s633 d256 303.4 / 328.7). Non-causal tiles cost the same in either order,
-// and sections only spread L2's working set (1.2-7.0% slower on four shapes, probe/call148).
+// tile_order=sections where the list-scheduling model (modeled_busiest_slot) puts the busiest CTA slot
+// lower than heads' order by 10%, or by 5% where a CTA head has at least 8 query tiles: causal tiles of one
+// chunk each (their costs differ) on the grid or the dynamic scheduler (the CTAs take the next tile as they
+// come free). heads' order ends on the last heads' long tiles; sections end every section on short ones.
+// What the model leaves out is L2: a section runs all its heads at once, so a head's next tile comes a
+// section later. Where a head has few tiles, heads' order runs them side by side and reads its K/V once;
+// separated, they read it again from L2 or memory, which a small tail gain does not pay for. On the H100,
+// median us of two rounds, heads / sections, by the model's gain (probe/call149-150, 44 shapes, 32 random):
+//   - 5% or more, 8+ tiles a head: faster on all 15, by 2.5-21% (b4 hq16 s4096 d128 fp16 453.4 / 432.7, b1
+//     hq16 s7786 d128 410.7 / 376.8, b2 hq16 s1832 d64 51.4 / 42.4, b1 hq24 s3756 d256 290.2 / 255.8);
+//   - 10% or more, fewer tiles: faster on 6 of 7, by 3.1-11% (b4 hq32 hkv4 s277 d128 22.4 / 20.1), 2.0%
+//     slower on b5 hq28 s435 d256;
+//   - 5-10%, fewer tiles: slower on 7 of 9, by 1.4-15% (b25 hq64 s152 d64 50.9 / 59.7, b8 hq24 s384 d128
+//     33.2 / 34.8), faster on 2 (b38 hq8 hkv1 s157 d128 24.9 / 22.7);
+//   - 2-5%: faster on 6 of 13, slower on 7 (b49 hq48 s512 d64 272.0 / 307.4); under 2%: 2 of 6 faster.
+// Non-causal tiles cost the same in either order, and sections only spread L2's working set (1.2-7.0%
+// slower on four shapes, probe/call148).
 Config with_tile_order(Config c, const Problem& p, const DeviceLimits& limits) {
   c.set("tile_order", 0);
   const int scheduler = c.at("scheduler");
@@ -919,7 +923,8 @@ Config with_tile_order(Config c, const Problem& p, const DeviceLimits& limits) {
   sections.set("tile_order", 1);
   const long long heads_load = modeled_busiest_slot(c, p, slots, limits);
   const long long sections_load = modeled_busiest_slot(sections, p, slots, limits);
-  return heads_load > 0 && sections_load * 100 <= heads_load * 95 ? sections : c;
+  const int needed_gain = query_tiles(c, p) >= 8 ? 5 : 10;  // percent
+  return heads_load > 0 && sections_load * 100 <= heads_load * (100 - needed_gain) ? sections : c;
 }
 
 // The rules every wgmma default passes through last: packed GQA (with_packed_gqa), a grid that leaves
