@@ -174,10 +174,9 @@ int forward(const evotune_attention_shape& s, const evotune_attention_layout* st
     const Registry::ProblemKey problem_key{device, s.b, s.hq, s.hkv, s.sq, s.skv, s.d, masked, s.bf16 != 0};
     auto known = r.default_configs.find(problem_key);
     if (known == r.default_configs.end()) {
-      if (r.default_configs.size() >= 4096) r.default_configs.clear();  // bounded: a decode loop's lengths grow
-      known = r.default_configs
-                  .emplace(problem_key, evotune::attention::format(evotune::attention::heuristic_config(problem, dev.limits)))
-                  .first;
+      if (r.default_configs.size() >= 4096) r.default_configs.clear();  // bounded: decode lengths grow
+      const evotune::Config config = evotune::attention::heuristic_config(problem, dev.limits);
+      known = r.default_configs.emplace(problem_key, evotune::attention::format(config)).first;
     }
     key = {device, stream, -1, known->second, s.d, masked, s.bf16 != 0};
   } else {

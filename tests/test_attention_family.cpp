@@ -1068,8 +1068,8 @@ TEST(AttentionWgmma, PersistentSchedulersLaunchOneCtaPerSmAndDynamicHasItsCounte
 TEST(AttentionWgmma, TileOrderSectionsVisitsEveryTileOnceSectionBySection) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   ASSERT_EQ(h100.l2_bytes, 50 * 1024 * 1024);
-  const std::string base = "mma=wgmma,block_m=128,block_n=128,stages=2,overlap=on,scheduler=dynamic,q_buffers=2,"
-                           "producer_regs=32";
+  const std::string base =
+      "mma=wgmma,block_m=128,block_n=128,stages=2,overlap=on,scheduler=dynamic,q_buffers=2,producer_regs=32";
   struct Case {
     const char* problem;
     const char* extra;
@@ -1095,10 +1095,9 @@ TEST(AttentionWgmma, TileOrderSectionsVisitsEveryTileOnceSectionBySection) {
   }
   // stream_k costs its tail in heads' order.
   const Problem p = Problem::parse("b=4,hq=16,sq=4096,d=128,causal=1");
-  EXPECT_NE(invalid_reason(parse_config("mma=wgmma,block_m=128,block_n=128,stages=2,overlap=on,scheduler=stream_k,"
-                                        "tile_order=sections"),
-                           p, h100),
-            std::nullopt);
+  const Config stream_k = parse_config(
+      "mma=wgmma,block_m=128,block_n=128,stages=2,overlap=on,scheduler=stream_k,tile_order=sections");
+  EXPECT_NE(invalid_reason(stream_k, p, h100), std::nullopt);
   // The order itself, over extents that divide and that do not.
   for (const auto& [x_extent, pairs, section] : std::initializer_list<std::tuple<int, int, int>>{
            {32, 64, 16}, {32, 64, 1}, {7, 10, 4}, {1, 5, 8}, {13, 37, 37}, {5, 37, 64}, {96, 3, 2}}) {
@@ -1142,7 +1141,7 @@ TEST(AttentionWgmma, DefaultTakesSectionsWhereTheTailModelGains) {
            {"b=1,hq=32,hkv=8,sq=4096,d=128,causal=1,dtype=bf16", 0},
            {"b=47,hq=32,sq=682,d=128,causal=1", 0},
            {"b=49,hq=48,sq=512,d=64,causal=1", 0},  // 2.5%: its L2 cost was 11.5% (probe/call149)
-           {"b=25,hq=64,sq=152,d=64,causal=1,dtype=bf16", 0},  // 6.7% over 3 tiles a head: 15% slower (call150)
+           {"b=25,hq=64,sq=152,d=64,causal=1,dtype=bf16", 0},  // 6.7% over 3 tiles a head: 15% slower
            {"b=4,hq=32,hkv=4,sq=277,d=128,causal=1,dtype=bf16", 1},  // 18% over 3 tiles a head: 11% faster
            {"b=2,hq=32,hkv=8,sq=1,skv=4096,d=128,causal=1", 0},
        }) {

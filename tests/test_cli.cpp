@@ -86,7 +86,8 @@ TEST(Cli, CompileTakesTheDefaultWithChanges) {
   CliRun plain = run("--no-cache compile " + problem);
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
   EXPECT_NE(plain.output.find("mma=wgmma,"), std::string::npos) << plain.output;
-  EXPECT_NE(plain.output.find(",rescale=lazy,skip_idle=off,tile_order=heads\n"), std::string::npos) << plain.output;
+  EXPECT_NE(plain.output.find(",rescale=lazy,skip_idle=off,tile_order=heads\n"), std::string::npos)
+      << plain.output;
   CliRun named = run("--no-cache compile " + problem + " --config default");
   ASSERT_EQ(named.exit_code, 0) << named.output;
   EXPECT_EQ(named.output.substr(0, named.output.find('\n')), plain.output.substr(0, plain.output.find('\n')));

@@ -858,7 +858,8 @@ int section_heads(const Config& c, const Problem& p, const DeviceLimits& limits)
 // The slots are alike, so the model keeps only how many sit at each load: the next tile goes to the least
 // loaded, and that load never falls, so one pointer walks up the counts (no load exceeds the mean plus the
 // longest tile: Graham's bound). A default for 18816 tiles on 528 slots takes ~0.1 ms this way.
-long long modeled_busiest_slot(const Config& c, const Problem& p, long long slots, const DeviceLimits& limits) {
+long long modeled_busiest_slot(const Config& c, const Problem& p, long long slots,
+                               const DeviceLimits& limits) {
   const bool packed = c.at("pack_gqa") == 1;
   const int block_m = c.at("block_m"), rows = evotune_split::tile_rows(p.sq, p.group(), packed);
   const int x_extent = static_cast<int>(query_tiles(c, p));
@@ -869,8 +870,9 @@ long long modeled_busiest_slot(const Config& c, const Problem& p, long long slot
   long long total = 0, longest = 0;
   for (int x = 0; x < x_extent; ++x) {  // x = 0 is the last query tile: the longest first
     const int m0 = (x_extent - 1 - x) * block_m;
-    const long long blocks =
-        evotune_split::tile_blocks(m0, block_m, rows, p.group(), packed, p.sq, p.skv, true, c.at("block_n"), 1, 0).end;
+    const long long blocks = evotune_split::tile_blocks(m0, block_m, rows, p.group(), packed, p.sq, p.skv,
+                                                        true, c.at("block_n"), 1, 0)
+                                 .end;
     cost[static_cast<std::size_t>(x)] = blocks + 1;
     total += (blocks + 1) * pairs;
     longest = std::max(longest, blocks + 1);
@@ -879,7 +881,8 @@ long long modeled_busiest_slot(const Config& c, const Problem& p, long long slot
   std::vector<long long> at_load(static_cast<std::size_t>(total / used + longest + 2), 0);
   at_load[0] = used;
   long long least = 0, busiest = 0;
-  const long long section = c.at("tile_order") == 1 ? std::min<long long>(section_heads(c, p, limits), pairs) : 1;
+  const long long section =
+      c.at("tile_order") == 1 ? std::min<long long>(section_heads(c, p, limits), pairs) : 1;
   for (long long first = 0; first < pairs; first += section) {
     const long long heads = std::min(section, pairs - first);
     for (int x = 0; x < x_extent; ++x) {
@@ -915,7 +918,9 @@ long long modeled_busiest_slot(const Config& c, const Problem& p, long long slot
 Config with_tile_order(Config c, const Problem& p, const DeviceLimits& limits) {
   c.set("tile_order", 0);
   const int scheduler = c.at("scheduler");
-  if (!p.causal || c.at("splits") != 1 || (scheduler != kGridScheduler && scheduler != kDynamicScheduler)) return c;
+  if (!p.causal || c.at("splits") != 1 || (scheduler != kGridScheduler && scheduler != kDynamicScheduler)) {
+    return c;
+  }
   // The CTAs resident at once: min_ctas per SM, as the kernel's launch bounds and register split are made
   // for (a grid's too: its wgmma tiles' registers allow no more).
   const long long slots = persistent_ctas(c, limits);
