@@ -840,8 +840,9 @@ Config with_packed_gqa(Config c, const Problem& p, const DeviceLimits& limits) {
 // last section would run its long tiles at the launch's end, which the order is there to avoid). A third:
 // on the H100 (50 MiB) sections of 32-45 MiB of K/V ran 4-53% slower than heads' order on shapes of short
 // K/V ranges, where each tile's K/V comes back from L2 several times (b47 hq32 s682 d128 causal 466 -> 714
-// us, probe/call148); those of 16-28 MiB ran faster where the tail had been long. Unpacked GQA: whole
-// groups of query heads (consecutive, one KV head).
+// us, probe/call148); those of 16-28 MiB ran faster where the tail had been long. (Short ranges lost at a
+// third too, call150: with_tile_order asks more of them.) Unpacked GQA: whole groups of query heads
+// (consecutive, one KV head).
 int section_heads(const Config& c, const Problem& p, const DeviceLimits& limits) {
   const long long kv_head_bytes = 2LL * p.skv * p.d * 2;  // K and V, two bytes an element
   const long long fit = std::max<long long>(1, limits.l2_bytes / 3 / kv_head_bytes);
