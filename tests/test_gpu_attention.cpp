@@ -703,9 +703,9 @@ TEST(GpuAttention, WgmmaMatchesTheReference) {
   };
   for (const CheckedCase& c : sections) {
     const Problem p = Problem::parse(c.problem);
-    const attention::LaunchPlan plan =
-        attention::launch_plan(attention::parse_config_for(c.config, p, limits), p, limits);
-    const int pairs = p.b * (c.config.find("pack_gqa=on") != std::string::npos ? p.hkv : p.hq);
+    const Config config = attention::parse_config_for(c.config, p, limits);
+    const attention::LaunchPlan plan = attention::launch_plan(config, p, limits);
+    const int pairs = p.b * (config.at("pack_gqa") == 1 ? p.hkv : p.hq);
     EXPECT_GT(plan.section_heads, 1) << c.problem;
     EXPECT_LT(plan.section_heads, pairs) << c.problem << ": one section would be heads' order";
     EXPECT_NE(pairs % plan.section_heads, 0) << c.problem << ": no short last section";

@@ -852,15 +852,15 @@ int section_heads(const Config& c, const Problem& p, const DeviceLimits& limits)
   return static_cast<int>(kv_heads * (c.at("pack_gqa") == 1 ? 1 : p.group()));
 }
 
-// The busiest CTA slot's load, in K/V blocks, when `slots` resident CTAs take a causal launch's tiles in
-// the config's tile_order as they come free (list scheduling: the dynamic scheduler's counter, or the
-// hardware handing out a grid's blocks), a tile costing its K/V blocks plus one for its prologue and
-// epilogue; 0 where the tiles are more than 64 per slot (the tail is then a small part of the launch).
+// The busiest CTA slot's load, in K/V blocks, when `slots` resident CTAs take a causal launch's tiles as they
+// come free (list scheduling: the dynamic scheduler's counter, or the hardware handing out a grid's blocks)
+// in sections of `section` (batch, head) pairs (1: tile_order=heads), a tile costing its K/V blocks plus one
+// for its prologue and epilogue; 0 where the tiles are more than 64 per slot (the tail is then a small part
+// of the launch).
 // The slots are alike, so the model keeps only how many sit at each load: the next tile goes to the least
 // loaded, and that load never falls, so one pointer walks up the counts (no load exceeds the mean plus the
 // longest tile: Graham's bound). A default for 18816 tiles on 528 slots takes ~0.1 ms this way.
-long long modeled_busiest_slot(const Config& c, const Problem& p, long long slots,
-                               const DeviceLimits& limits) {
+long long modeled_busiest_slot(const Config& c, const Problem& p, long long slots, long long section) {
   const bool packed = c.at("pack_gqa") == 1;
   const int block_m = c.at("block_m"), rows = evotune_split::tile_rows(p.sq, p.group(), packed);
   const int x_extent = static_cast<int>(query_tiles(c, p));
@@ -882,8 +882,6 @@ long long modeled_busiest_slot(const Config& c, const Problem& p, long long slot
   std::vector<long long> at_load(static_cast<std::size_t>(total / used + longest + 2), 0);
   at_load[0] = used;
   long long least = 0, busiest = 0;
-  const long long section =
-      c.at("tile_order") == 1 ? std::min<long long>(section_heads(c, p, limits), pairs) : 1;
   for (long long first = 0; first < pairs; first += section) {
     const long long heads = std::min(section, pairs - first);
     for (int x = 0; x < x_extent; ++x) {
@@ -925,12 +923,11 @@ Config with_tile_order(Config c, const Problem& p, const DeviceLimits& limits) {
   // The CTAs resident at once: min_ctas per SM, as the kernel's launch bounds and register split are made
   // for (a grid's too: its wgmma tiles' registers allow no more).
   const long long slots = persistent_ctas(c, limits);
-  Config sections = c;
-  sections.set("tile_order", 1);
-  const long long heads_load = modeled_busiest_slot(c, p, slots, limits);
-  const long long sections_load = modeled_busiest_slot(sections, p, slots, limits);
+  const long long heads_load = modeled_busiest_slot(c, p, slots, 1);
+  const long long sections_load = modeled_busiest_slot(c, p, slots, section_heads(c, p, limits));
   const int needed_gain = query_tiles(c, p) >= 8 ? 5 : 10;  // percent
-  return heads_load > 0 && sections_load * 100 <= heads_load * (100 - needed_gain) ? sections : c;
+  if (heads_load > 0 && sections_load * 100 <= heads_load * (100 - needed_gain)) c.set("tile_order", 1);
+  return c;
 }
 
 // The rules every wgmma default passes through last: packed GQA (with_packed_gqa), a grid that leaves
