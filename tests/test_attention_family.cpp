@@ -333,6 +333,28 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(invalid_reason(c, p, h100), std::nullopt) << text;
     EXPECT_EQ(excluded_by_default(c, p, h100), std::nullopt) << text;
   }
+  // Past 1024 keys (prefill) the walk whatever its padding rows (13-32% here)...
+  for (const char* text : {"b=29,hq=64,hkv=8,sq=443,skv=1772,d=64,dtype=bf16", "b=3,hq=64,sq=1006,skv=2012,d=64",
+                           "b=20,hq=48,hkv=24,sq=779,skv=1168,d=64,dtype=bf16", "b=56,hq=16,hkv=4,sq=1167,d=64"}) {
+    const Problem p = Problem::parse(text);
+    const Config c = heuristic_config(p, h100);
+    EXPECT_EQ(c.at("block_m"), 192) << text;
+    EXPECT_EQ(c.at("scheduler"), kPersistentScheduler) << text;
+    EXPECT_EQ(c.at("o_store"), 1) << text;
+  }
+  // ... unless 192-row tiles hold at least 1.2 times the rows of 64-row ones and a KV head serves at most two
+  // query heads: the four-CTA config on the dynamic scheduler. (sq586: 768 rows against 640; sq779: 960
+  // against 832, 1.15, above; the group of eight above holds 1.29 times.)
+  for (const char* text : {"b=21,hq=28,sq=586,skv=1172,d=64,dtype=bf16", "b=54,hq=28,sq=389,skv=1556,d=64",
+                           "b=3,hq=40,hkv=20,sq=585,skv=2340,d=64,dtype=bf16"}) {
+    const Problem p = Problem::parse(text);
+    const Config c = heuristic_config(p, h100);
+    EXPECT_EQ(c.at("block_m"), 64) << text;
+    EXPECT_EQ(c.at("min_ctas"), 4) << text;
+    EXPECT_EQ(c.at("scheduler"), kDynamicScheduler) << text;
+    EXPECT_EQ(invalid_reason(c, p, h100), std::nullopt) << text;
+    EXPECT_EQ(excluded_by_default(c, p, h100), std::nullopt) << text;
+  }
   // d=64 on sm_90 otherwise: 192-row wgmma tiles, or 128-row ones where those fill the waves clearly better.
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=8,sq=2304,d=64,dtype=bf16"), h100).at("block_m"), 192);
   EXPECT_EQ(heuristic_config(Problem::parse("b=2,hq=12,sq=1100,d=64,dtype=bf16"), h100).at("block_m"), 128);
