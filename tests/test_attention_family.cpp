@@ -361,8 +361,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   // Causal beyond 3072 keys at d=64, or d=128: one CTA per SM, dynamic, the rows out by TMA store (two Q
   // buffers at d=128, one at d=64); at d=128, and at d=64 where 192-row tiles would be fewer than four per SM,
   // 128-row tiles without pingpong; at d=64 otherwise 192-row tiles with pingpong. d64 non-causal keeps
-  // pingpong (the persistent rule above), and on a 192-row grid the threads' stores, as does a grid that
-  // leaves SMs idle (below).
+  // pingpong (the persistent rule above), as does a grid that leaves SMs idle (below).
   for (const char* text : {"b=1,hq=24,sq=3073,d=64,causal=1", "b=1,hq=16,sq=4096,d=64,causal=1",
                            "b=2,hq=24,sq=3073,d=64,causal=1", "b=4,hq=32,hkv=8,sq=3200,d=64,causal=1",
                            "b=4,hq=16,sq=4096,d=128,causal=1"}) {
@@ -567,8 +566,9 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
   EXPECT_EQ(heuristic_config(Problem::parse("b=1,hq=8,sq=512,d=64"), h100).at("min_ctas"), 1);  // 64 tiles
   EXPECT_EQ(heuristic_config(Problem::parse("b=32,hq=8,sq=256,d=128,causal=1"), h100).at("min_ctas"), 1);
   // One CTA per SM; the rows out by TMA store from an output tile on the 64-row small grids where it fits
-  // (probe/call104; at d=256 it does not beside three slots).
-  for (const auto& [text, o_store] : {std::pair{"b=2,hq=8,sq=2304,d=64", 0}, std::pair{"b=1,hq=8,sq=512,d=64,causal=1", 1},
+  // (probe/call104; at d=256 it does not beside three slots), and on d=64's non-causal 192-row grids
+  // (probe/call155-156).
+  for (const auto& [text, o_store] : {std::pair{"b=2,hq=8,sq=2304,d=64", 1}, std::pair{"b=1,hq=8,sq=512,d=64,causal=1", 1},
                                       std::pair{"b=2,hq=4,sq=700,d=128", 1}, std::pair{"b=1,hq=8,sq=700,d=256,causal=1", 0}}) {
     const Config c = heuristic_config(Problem::parse(text), h100);
     EXPECT_EQ(c.at("o_store"), o_store) << text;
@@ -654,6 +654,13 @@ TEST(AttentionHeuristic, ShortQueryChunksTakeWgmmaOnSm90) {
            Case{"b=3,hq=32,hkv=4,sq=17,skv=901,d=64,causal=1,dtype=fp16", false, 0, 0},    // 36 CTAs
            Case{"b=40,hq=32,hkv=32,sq=127,skv=1265,d=64,causal=0,dtype=bf16", true, 0, 128},  // MHA
            Case{"b=25,hq=16,hkv=16,sq=64,skv=9030,d=64,causal=0,dtype=fp16", true, 0, 64},
+           // d=64 MHA chunks of up to 64 queries: 128 rows where the four-CTA grid's tiles are one round of
+           // its 528 slots and a last one that leaves SMs idle (529-659 tiles).
+           Case{"b=51,hq=12,hkv=12,sq=48,skv=3430,d=64,causal=0,dtype=bf16", true, 0, 128},  // 612 tiles
+           Case{"b=37,hq=16,hkv=16,sq=20,skv=900,d=64,causal=1,dtype=fp16", true, 0, 128},   // 592
+           Case{"b=55,hq=12,hkv=12,sq=58,skv=735,d=64,causal=0,dtype=bf16", true, 0, 64},    // 660
+           Case{"b=44,hq=12,hkv=12,sq=48,skv=3430,d=64,causal=0,dtype=bf16", true, 0, 64},   // 528
+           Case{"b=51,hq=12,hkv=6,sq=48,skv=3430,d=64,causal=0,dtype=bf16", true, 0, 64},    // a group of 2
            Case{"b=8,hq=12,hkv=2,sq=64,skv=4000,d=128,causal=0,dtype=fp16", true, 0, 64},   // a group of 6
            Case{"b=20,hq=48,hkv=8,sq=80,skv=6773,d=256,causal=1,dtype=bf16", true, 0, 128},
            Case{"b=8,hq=32,hkv=8,sq=16,skv=8192,d=128,causal=0,dtype=bf16", false, 0, 0},   // 64 rows

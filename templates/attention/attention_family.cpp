@@ -342,7 +342,23 @@ Config with_one_warpgroup_tiles(Config c, const Problem& p) {
   return c;
 }
 
-Config short_chunk_unpacked_config(const Problem& p) {
+// d=64 chunks of at most 64 queries whose four-CTA grid (below) runs one full round of its slots and then a
+// last one that leaves some SMs without a tile, where a KV head serves one query head (GQA's heads share K/V
+// through L2, where the four-CTA config's co-resident tiles lead whatever the round: call155). Each tile runs
+// its whole K/V range, and the last round's tiles run alone on their SMs; the 128-row chunk config (one CTA
+// per SM, the dynamic scheduler) spreads the same tiles over five rounds of 132. On the H100, median us of
+// two rounds, four-CTA grid / 128-row config: b51 hq12 sq48 skv3430 bf16 (612 tiles) 206.1 / 189.8
+// (probe/call154), b36 hq16 sq29 skv6337 (576) 361.0 / 340.5 (call155), b47 hq12 sq49 skv8031 bf16 (564)
+// 453.5 / 425.2, b54 hq12 sq25 skv842 causal (648) 59.26 / 57.18 (call156); 1.7% slower where the last
+// round fills every SM (b55 hq12 sq58 skv735 bf16, 660 tiles: 53.66 / 54.58), and slower on eight MHA chunks
+// past two rounds, by 0.6-5.0% (b45 hq24 sq54 skv14770 bf16, 1080 tiles: 1335.0 / 1405.2; b21 hq32 sq45
+// skv6329 bf16, 672: 384.3 / 404.1), level on b56 hq40 sq64 skv8187 causal (2240: 1547.0 / 1537.0).
+bool four_cta_chunk_tail_idles_sms(const Problem& p, const DeviceLimits& limits) {
+  const long long tiles = static_cast<long long>(p.b) * p.hq, slots = 4LL * limits.sm_count;
+  return p.d == 64 && p.sq <= 64 && p.group() == 1 && tiles > slots && tiles < slots + limits.sm_count;
+}
+
+Config short_chunk_unpacked_config(const Problem& p, const DeviceLimits& limits) {
   Config c = default_config();
   c.set("mma", kWgmma);
   c.set("splits", 1);
@@ -351,7 +367,7 @@ Config short_chunk_unpacked_config(const Problem& p) {
   c.set("rescale", 1);
   c.set("q_buffers", 1);
   c.set("overlap", 1);
-  if (p.sq > 64) {
+  if (p.sq > 64 || four_cta_chunk_tail_idles_sms(p, limits)) {
     c.set("block_m", 128);
     c.set("block_n", p.d == 256 ? 64 : 128);
     // d=64: three 128-key slots (the prefill tile's two stages there): faster on five of five MHA chunks, by
@@ -386,7 +402,7 @@ Config short_chunk_unpacked_config(const Problem& p) {
 
 std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limits) {
   if (limits.compute_capability != 90) return std::nullopt;
-  if (short_chunk_unpacked(p)) return WgmmaSides{short_chunk_unpacked_config(p), std::nullopt};
+  if (short_chunk_unpacked(p)) return WgmmaSides{short_chunk_unpacked_config(p, limits), std::nullopt};
   if (p.sq < 128 && !short_chunk_fills_a_tile(p)) return std::nullopt;
   Config c = default_config();
   c.set("mma", kWgmma);
@@ -477,6 +493,14 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     rows128.set("producer_regs", 24);
     rows128 = conform(rows128);
     if (wave_efficiency(rows128) > wave_efficiency(c) + 0.1) c = rows128;
+    // The rows out by TMA store from an output tile (o_store=tma), as the other grids' (with_tma_store). On
+    // the H100, median us of two rounds, o_store=threads / tma: faster on all seven such grids of
+    // probe/call156 (the walk's wave bound not met), by 0.3-1.9% (b1 hq32 hkv4 sq1682 skv2523 104.9 / 103.3,
+    // b1 hq12 sq1071 skv1606 22.31 / 21.88, b2 hq16 hkv4 sq2482 skv4964 bf16 232.1 / 229.4), and on the
+    // fourteen 192-row grids of call155 by 0.6-3.5%.
+    Config tma_store = c;
+    tma_store.set("o_store", 1);
+    if (!invalid_reason(tma_store, p, limits)) c = tma_store;
   }
   if (p.d == 128 || (p.d == 64 && p.causal)) {
     // One CTA per SM walking tiles from the atomic counter (the longest causal tiles first); 160-key blocks
