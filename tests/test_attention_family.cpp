@@ -334,8 +334,9 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(excluded_by_default(c, p, h100), std::nullopt) << text;
   }
   // Past 1024 keys (prefill) the walk whatever its padding rows (13-32% here)...
-  for (const char* text : {"b=29,hq=64,hkv=8,sq=443,skv=1772,d=64,dtype=bf16", "b=3,hq=64,sq=1006,skv=2012,d=64",
-                           "b=20,hq=48,hkv=24,sq=779,skv=1168,d=64,dtype=bf16", "b=56,hq=16,hkv=4,sq=1167,d=64"}) {
+  for (const char* text : {"b=29,hq=64,hkv=8,sq=443,skv=1772,d=64,dtype=bf16",
+                           "b=3,hq=64,sq=1006,skv=2012,d=64", "b=56,hq=16,hkv=4,sq=1167,d=64",
+                           "b=20,hq=48,hkv=24,sq=779,skv=1168,d=64,dtype=bf16"}) {
     const Problem p = Problem::parse(text);
     const Config c = heuristic_config(p, h100);
     EXPECT_EQ(c.at("block_m"), 192) << text;
@@ -654,10 +655,11 @@ TEST(AttentionHeuristic, ShortQueryChunksTakeWgmmaOnSm90) {
            Case{"b=3,hq=32,hkv=4,sq=17,skv=901,d=64,causal=1,dtype=fp16", false, 0, 0},    // 36 CTAs
            Case{"b=40,hq=32,hkv=32,sq=127,skv=1265,d=64,causal=0,dtype=bf16", true, 0, 128},  // MHA
            Case{"b=25,hq=16,hkv=16,sq=64,skv=9030,d=64,causal=0,dtype=fp16", true, 0, 64},
-           // d=64 MHA chunks of up to 64 queries: 128 rows where the four-CTA grid's tiles are one round of
-           // its 528 slots and a last one that leaves SMs idle (529-659 tiles).
+           // d=64 MHA chunks of up to 64 queries over at least 600 keys: 128 rows where the four-CTA grid's
+           // tiles are one round of its 528 slots and a last one that leaves SMs idle (529-659 tiles).
            Case{"b=51,hq=12,hkv=12,sq=48,skv=3430,d=64,causal=0,dtype=bf16", true, 0, 128},  // 612 tiles
-           Case{"b=37,hq=16,hkv=16,sq=20,skv=900,d=64,causal=1,dtype=fp16", true, 0, 128},   // 592
+           Case{"b=37,hq=16,hkv=16,sq=20,skv=600,d=64,causal=1,dtype=fp16", true, 0, 128},   // 592
+           Case{"b=37,hq=16,hkv=16,sq=20,skv=599,d=64,causal=1,dtype=fp16", true, 0, 64},    // 599 keys
            Case{"b=55,hq=12,hkv=12,sq=58,skv=735,d=64,causal=0,dtype=bf16", true, 0, 64},    // 660
            Case{"b=44,hq=12,hkv=12,sq=48,skv=3430,d=64,causal=0,dtype=bf16", true, 0, 64},   // 528
            Case{"b=51,hq=12,hkv=6,sq=48,skv=3430,d=64,causal=0,dtype=bf16", true, 0, 64},    // a group of 2

@@ -342,20 +342,28 @@ Config with_one_warpgroup_tiles(Config c, const Problem& p) {
   return c;
 }
 
-// d=64 chunks of at most 64 queries whose four-CTA grid (below) runs one full round of its slots and then a
-// last one that leaves some SMs without a tile, where a KV head serves one query head (GQA's heads share K/V
-// through L2, where the four-CTA config's co-resident tiles lead whatever the round: call155). Each tile runs
-// its whole K/V range, and the last round's tiles run alone on their SMs; the 128-row chunk config (one CTA
-// per SM, the dynamic scheduler) spreads the same tiles over five rounds of 132. On the H100, median us of
-// two rounds, four-CTA grid / 128-row config: b51 hq12 sq48 skv3430 bf16 (612 tiles) 206.1 / 189.8
-// (probe/call154), b36 hq16 sq29 skv6337 (576) 361.0 / 340.5 (call155), b47 hq12 sq49 skv8031 bf16 (564)
-// 453.5 / 425.2, b54 hq12 sq25 skv842 causal (648) 59.26 / 57.18 (call156); 1.7% slower where the last
-// round fills every SM (b55 hq12 sq58 skv735 bf16, 660 tiles: 53.66 / 54.58), and slower on eight MHA chunks
-// past two rounds, by 0.6-5.0% (b45 hq24 sq54 skv14770 bf16, 1080 tiles: 1335.0 / 1405.2; b21 hq32 sq45
-// skv6329 bf16, 672: 384.3 / 404.1), level on b56 hq40 sq64 skv8187 causal (2240: 1547.0 / 1537.0).
+// d=64 chunks of at most 64 queries over at least 600 keys whose four-CTA grid (below) runs one full round of
+// its slots and then a last one that leaves some SMs without a tile, where a KV head serves one query head
+// (GQA's heads share K/V through L2, where the four-CTA config's co-resident tiles lead whatever the round:
+// call155). Each tile runs its whole K/V range, and the last round's tiles run alone on their SMs; the
+// 128-row chunk config (one CTA per SM, the dynamic scheduler) spreads the same tiles over five rounds of
+// 132. On the H100, median us of two rounds, four-CTA grid / 128-row config: b51 hq12 sq48 skv3430 bf16 (612
+// tiles) 206.1 / 189.8 (probe/call154), b36 hq16 sq29 skv6337 (576) 361.0 / 340.5 (call155), b47 hq12 sq49
+// skv8031 bf16 (564) 453.5 / 425.2 (call156); 1.7% slower where the last round fills every SM (b55 hq12 sq58
+// skv735 bf16, 660 tiles: 53.66 / 54.58), and slower on eight MHA chunks past two rounds, by 0.6-5.0% (b45
+// hq24 sq54 skv14770 bf16, 1080 tiles: 1335.0 / 1405.2; b21 hq32 sq45 skv6329 bf16, 672: 384.3 / 404.1),
+// level on b56 hq40 sq64 skv8187 causal (2240: 1547.0 / 1537.0). Held out without a key bound (call157,
+// call160-161) and with one at 1024 keys (call162), in that range: past 1024 keys faster on 20 of 22 (up to
+// 10.8%: b48 hq12 sq64 skv5727 326.9 / 306.7; 0.7% and 2.0% slower on b17 hq32 sq26 skv11411 causal and b45
+// hq12 sq28 skv1151); at 600-1024 keys on 8 of 14, 1.0-6.3% faster, 0.6-8.6% slower, 0.3% faster on average
+// (call162 had predicted the four-CTA grid there and it led on one of six); under 600 keys slower on all six
+// (2.0-17.6%: b19 hq28 sq45 skv372 causal 26.25 / 30.87; b17 hq32 sq19 skv587 causal 39.10 / 42.44): over
+// short ranges the four-CTA grid's co-resident tiles hide each other's prologue and epilogue, as in its
+// prefill rule. The bound, 600 keys, comes from those same measurements: it is not held out.
 bool four_cta_chunk_tail_idles_sms(const Problem& p, const DeviceLimits& limits) {
   const long long tiles = static_cast<long long>(p.b) * p.hq, slots = 4LL * limits.sm_count;
-  return p.d == 64 && p.sq <= 64 && p.group() == 1 && tiles > slots && tiles < slots + limits.sm_count;
+  return p.d == 64 && p.sq <= 64 && p.skv >= 600 && p.group() == 1 && tiles > slots &&
+         tiles < slots + limits.sm_count;
 }
 
 Config short_chunk_unpacked_config(const Problem& p, const DeviceLimits& limits) {
@@ -463,8 +471,8 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // bf16 126.2 / 121.5).
   const long long padded_rows = evotune_split::ceil_div(p.sq, 192) * 192LL;
   const long long rows192_tiles = unsplit_ctas(c, p);
-  const bool rows192_persistent = p.d == 64 && !p.causal &&
-                                  ((padded_rows - p.sq) * 8 <= padded_rows || (p.skv > 1024 && p.sq >= 128)) &&
+  const bool padding_allowed = (padded_rows - p.sq) * 8 <= padded_rows || (p.skv > 1024 && p.sq >= 128);
+  const bool rows192_persistent = p.d == 64 && !p.causal && padding_allowed &&
                                   rows192_tiles >= limits.sm_count && wave_efficiency(c) >= 0.8;
   // Unless the four-CTA config's 64-row tiles pad a sixth as few rows or fewer: in that call a four-CTA row
   // (the config of short ranges below, on the dynamic scheduler) cost 1.11-1.21 times a walk row where a KV
