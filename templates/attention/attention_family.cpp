@@ -359,7 +359,9 @@ Config with_one_warpgroup_tiles(Config c, const Problem& p) {
 // (call162 had predicted the four-CTA grid there and it led on one of six); under 600 keys slower on all six
 // (2.0-17.6%: b19 hq28 sq45 skv372 causal 26.25 / 30.87; b17 hq32 sq19 skv587 causal 39.10 / 42.44): over
 // short ranges the four-CTA grid's co-resident tiles hide each other's prologue and epilogue, as in its
-// prefill rule. The bound, 600 keys, comes from those same measurements: it is not held out.
+// prefill rule. The bound, 600 keys, came from those measurements; held out (call163) the four-CTA grid was
+// faster on all five chunks under it (0.4-12.9%), and over it the 128-row config on three of five, level on
+// one, 10.8% slower on b17 hq32 sq55 skv820 causal: 600-1024 keys are level on average either way.
 bool four_cta_chunk_tail_idles_sms(const Problem& p, const DeviceLimits& limits) {
   const long long tiles = static_cast<long long>(p.b) * p.hq, slots = 4LL * limits.sm_count;
   return p.d == 64 && p.sq <= 64 && p.skv >= 600 && p.group() == 1 && tiles > slots &&
