@@ -66,7 +66,11 @@ class DocumentError {
 T4Space T4Space::load(const std::filesystem::path& path, std::size_t max_bytes) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(read_maybe_gzipped(path, max_bytes));
+    // Parsed from a character range, not the string: the parser's instantiation for this input is then
+    // this file's alone, which the sanitizer build compiles at -O2 (search/CMakeLists.txt). Parsing the
+    // string would share its instantiation with the CLI's, and the linker may keep the CLI's -O0 copy.
+    const std::string text = read_maybe_gzipped(path, max_bytes);
+    doc = nlohmann::json::parse(text.data(), text.data() + text.size());
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(fmt::format("{} is not valid JSON: {}", path.string(), e.what()));
   }
@@ -76,8 +80,11 @@ T4Space T4Space::load(const std::filesystem::path& path, std::size_t max_bytes) 
   }
   const nlohmann::json& results = doc["results"];
   auto where = [](std::size_t i) { return fmt::format("results[{}]", i); };
-  // Structure first, so that everything below reads checked values.
+  // Structure first, so that everything below reads checked values: each result's values in the order of
+  // names, as their JSON text (a value's text names it in the domain below).
   std::vector<std::string> names;
+  std::vector<std::vector<std::string>> value_texts(results.size());
+  std::vector<bool> integral;  // per parameter: every value an integer
   for (std::size_t i = 0; i < results.size(); ++i) {
     const nlohmann::json& r = results[i];
     if (!r.is_object()) error.fail(where(i), "not an object");
@@ -90,12 +97,16 @@ T4Space T4Space::load(const std::filesystem::path& path, std::size_t max_bytes) 
         if (auto why = unwritable(name)) error.fail(where(i), fmt::format("parameter name {} {}", nlohmann::json(name).dump(), *why));
         names.push_back(name);
       }
+      integral.assign(names.size(), true);
     } else if (configuration.size() != names.size()) {
       error.fail(where(i), fmt::format("{} parameters where results[0] has {}", configuration.size(), names.size()));
     }
-    for (const std::string& n : names) {
-      if (!configuration.contains(n)) error.fail(where(i), fmt::format("no value for parameter {}", n));
-      const nlohmann::json& v = configuration[n];
+    value_texts[i].reserve(names.size());
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      const std::string& n = names[k];
+      const auto found = configuration.find(n);
+      if (found == configuration.end()) error.fail(where(i), fmt::format("no value for parameter {}", n));
+      const nlohmann::json& v = *found;
       if (v.is_number_integer()) {
         const bool in_range = v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT_MAX)
                                                      : v.get<std::int64_t>() >= INT_MIN && v.get<std::int64_t>() <= INT_MAX;
@@ -107,6 +118,8 @@ T4Space T4Space::load(const std::filesystem::path& path, std::size_t max_bytes) 
       } else if (v.is_number_float() && !std::isfinite(v.get<double>())) {
         error.fail(where(i), fmt::format("{} is not a finite number", n));
       }
+      if (!v.is_number_integer()) integral[k] = false;
+      value_texts[i].push_back(v.dump());
     }
     if (r.contains("invalidity") && !r["invalidity"].is_string()) error.fail(where(i), "\"invalidity\" is not a string");
   }
@@ -116,35 +129,29 @@ T4Space T4Space::load(const std::filesystem::path& path, std::size_t max_bytes) 
   // Domains: each parameter's distinct values. Integral values stay integers; anything else becomes
   // an ordered categorical parameter (values are indices in the order of the values' JSON text; labels are
   // the strings themselves for string values, so "mma_sync" reads back as mma_sync, else the JSON text).
-  std::map<std::string, std::set<std::string>> texts;
-  std::map<std::string, bool> integral;
-  for (const std::string& n : names) integral[n] = true;
-  for (const auto& r : results) {
-    for (const std::string& n : names) {
-      const nlohmann::json& v = r["configuration"][n];
-      if (!v.is_number_integer()) integral[n] = false;
-      texts[n].insert(v.dump());
-    }
+  std::vector<std::set<std::string>> texts(names.size());
+  for (const auto& row : value_texts) {
+    for (std::size_t k = 0; k < names.size(); ++k) texts[k].insert(row[k]);
   }
   std::vector<Parameter> params;
-  std::map<std::string, std::map<std::string, int>> encode;  // name -> JSON text -> value
-  for (const std::string& n : names) {
+  std::vector<std::map<std::string, int>> encode(names.size());  // parameter -> JSON text -> value
+  for (std::size_t k = 0; k < names.size(); ++k) {
     Parameter p;
-    p.name = n;
-    if (integral[n]) {
+    p.name = names[k];
+    if (integral[k]) {
       std::set<long long> values;
-      for (const std::string& s : texts[n]) values.insert(std::stoll(s));  // checked above: within int
+      for (const std::string& s : texts[k]) values.insert(std::stoll(s));  // checked above: within int
       for (long long v : values) {
         p.values.push_back(static_cast<int>(v));
-        encode[n][std::to_string(v)] = static_cast<int>(v);
+        encode[k][std::to_string(v)] = static_cast<int>(v);
       }
     } else {
       int index = 0;
-      for (const std::string& s : texts[n]) {
+      for (const std::string& s : texts[k]) {
         p.values.push_back(index);
         const nlohmann::json value = nlohmann::json::parse(s);
         p.labels.push_back(value.is_string() ? value.get<std::string>() : s);
-        encode[n][s] = index++;
+        encode[k][s] = index++;
       }
     }
     params.push_back(std::move(p));
@@ -154,7 +161,7 @@ T4Space T4Space::load(const std::filesystem::path& path, std::size_t max_bytes) 
   for (std::size_t i = 0; i < results.size(); ++i) {
     const nlohmann::json& r = results[i];
     T4Result result;
-    for (const std::string& n : names) result.config.set(n, encode[n].at(r["configuration"][n].dump()));
+    for (std::size_t k = 0; k < names.size(); ++k) result.config.set(names[k], encode[k].at(value_texts[i][k]));
     result.invalidity = r.contains("invalidity") ? r["invalidity"].get<std::string>() : "correct";
     result.valid = result.invalidity == "correct";
     if (result.valid) {
