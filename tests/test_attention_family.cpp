@@ -333,7 +333,7 @@ TEST(AttentionHeuristic, DefaultsFollowTheProblemAndStayValid) {
     EXPECT_EQ(invalid_reason(c, p, h100), std::nullopt) << text;
     EXPECT_EQ(excluded_by_default(c, p, h100), std::nullopt) << text;
   }
-  // Past 1024 keys (prefill) the walk whatever its padding rows (13-32% here)...
+  // Past 1024 keys (prefill) the walk whatever its padding rows (13-23% here)...
   for (const char* text : {"b=29,hq=64,hkv=8,sq=443,skv=1772,d=64,dtype=bf16",
                            "b=3,hq=64,sq=1006,skv=2012,d=64", "b=56,hq=16,hkv=4,sq=1167,d=64",
                            "b=20,hq=48,hkv=24,sq=779,skv=1168,d=64,dtype=bf16"}) {
