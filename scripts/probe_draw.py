@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Random attention problems for a probe call (evidence/results/h100/hopper/probe/callNN/), drawn so that no
+problem measured before is drawn again: every problem string in evidence/, scripts/ and tests/ (at a git
+revision, or in the working tree) counts as used.
+
+  python3 scripts/probe_draw.py survey --seed N [--count 60] [--short 16] [--rev REV] [--exclude-dir DIR]
+
+prints SURVEY="b=..,hq=..,...,dtype=.. ..." (a shell assignment for run.sh to source). The survey draw is
+the one of probe/call137, call145, call153 and call158: prefill shapes of 192-8192 queries (half of them
+multiples of 64, a fifth with 1.5-4x more keys than queries) and then `--short` decode-like or short chunks
+(1-127 queries over 512-32768 keys), head dims 64/128/256 weighted 0.4/0.45/0.15, GQA groups 1/2/4/7/8, the
+batch sized to ~1.5 ms of work at most. A seed and the revision a call drew at give that call's problems
+again (call158: --seed 20261158 --rev e691b13).
+
+A call whose draw keeps only the problems some rule moves imports this module for `used_problems`,
+`default_config` and `draw` (see their docstrings); its own draw_shapes.py stays in the call's folder as the
+record of what ran.
+"""
+import argparse
+import math
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBLEM = re.compile(r"b=[0-9]+,hq=[0-9]+,hkv=[0-9]+,sq=[0-9]+,skv=[0-9]+,d=[0-9]+,causal=[01]")
+SEARCHED = ("evidence", "scripts", "tests")
+
+
+def used_problems(rev=None, exclude_dir=None):
+    """The problem keys (no dtype) in evidence/, scripts/ and tests/: at git revision `rev`, or in the
+    working tree (then leaving out any folder named `exclude_dir`, the call's own)."""
+    if rev is not None:
+        out = subprocess.run(["git", "-C", str(ROOT), "grep", "-I", "-h", "-o", "-E", PROBLEM.pattern, rev, "--",
+                              *SEARCHED], capture_output=True, text=True, check=True).stdout
+        return set(out.split())
+    command = ["grep", "-r", "-h", "-o", "-E", "--binary-files=without-match"]
+    if exclude_dir:
+        command.append(f"--exclude-dir={exclude_dir}")
+    out = subprocess.run(command + [PROBLEM.pattern, *SEARCHED], cwd=ROOT, capture_output=True, text=True)
+    if out.returncode > 1:
+        sys.exit(f"probe_draw: grep failed: {out.stderr.strip()}")
+    return set(out.stdout.split())
+
+
+def default_config(binary, problem):
+    """The sm_90a default config of `problem` as the evotune binary at `binary` gives it (no GPU needed)."""
+    r = subprocess.run([binary, "compile", "--problem", problem, "--target", "sm_90a", "--config", "default"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"probe_draw: {binary} compile failed on {problem}: {r.stderr.strip()}")
+    return r.stdout.splitlines()[0]
+
+
+def draw(count, make, wanted, used):
+    """`count` problems from make() -> (key, dtype), each unused (then marked used) and kept only where
+    wanted(problem) holds."""
+    out = []
+    while len(out) < count:
+        key, dtype = make()
+        if key in used:
+            continue
+        problem = f"{key},dtype={dtype}"
+        if not wanted(problem):
+            continue
+        used.add(key)
+        out.append(problem)
+    return out
+
+
+def survey(seed, used, count=60, short=16):
+    """The survey draw (module docstring): count - short prefill problems, then short decode-like ones.
+    Draws in the order of probe/call158's script, so that a seed and a used set give the same problems."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        decode = len(out) >= count - short
+        d = rng.choices([64, 128, 256], [0.4, 0.45, 0.15])[0]
+        causal = rng.random() < 0.5
+        dtype = rng.choice(["fp16", "bf16"])
+        hq = rng.choice([8, 12, 16, 24, 28, 32, 40, 48, 64])
+        g = rng.choice([g for g in [1, 2, 4, 7, 8] if hq % g == 0])
+        if decode:
+            sq = rng.choice([1, 2, 4, 8, 16, 24, 32, 48, 64, 80, 100, 127])
+            skv = int(math.exp(rng.uniform(math.log(512), math.log(32768))))
+            b = rng.randint(1, 64)
+        else:
+            sq = int(math.exp(rng.uniform(math.log(192), math.log(8192))))
+            if rng.random() < 0.5:
+                sq = (sq // 64) * 64
+            skv = sq if rng.random() < 0.8 else int(sq * rng.choice([2, 3, 4, 1.5]))
+            flops = 4 * hq * sq * skv * d * (0.5 if causal else 1)
+            b = rng.randint(1, min(max(1, int(1.5e-3 * 5e14 / flops)), 64))
+        key = f"b={b},hq={hq},hkv={hq // g},sq={sq},skv={skv},d={d},causal={int(causal)}"
+        if key in used:
+            continue
+        used.add(key)
+        out.append(f"{key},dtype={dtype}")
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("survey", help="random problems of every kind (the module docstring's draw)")
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--count", type=int, default=60)
+    s.add_argument("--short", type=int, default=16, help="of those, decode-like or short chunks (last)")
+    s.add_argument("--rev", help="count as used the problems at this git revision (default: the working tree)")
+    s.add_argument("--exclude-dir", help="a folder name whose problems do not count as used (the call's own)")
+    args = parser.parse_args()
+    if not 0 <= args.short <= args.count or args.count < 1:
+        parser.error("need 1 <= --count and 0 <= --short <= --count")
+    used = used_problems(args.rev, args.exclude_dir)
+    print('SURVEY="' + " ".join(survey(args.seed, used, args.count, args.short)) + '"')
+
+
+if __name__ == "__main__":
+    main()

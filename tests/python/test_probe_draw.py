@@ -1,0 +1,72 @@
+"""scripts/probe_draw.py, the random problems of a probe call: the same seed gives the same problems, none
+of them already in evidence/, scripts/ or tests/, prefill first and then the short ones; the command line
+prints one shell assignment and refuses a bad count.
+
+    python3 tests/python/test_probe_draw.py
+"""
+
+import subprocess
+import sys
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import probe_draw  # noqa: E402
+
+
+def fields(problem):
+    return {k: int(v) if v.isdigit() else v for k, v in (kv.split("=") for kv in problem.split(","))}
+
+
+class Survey(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.used = probe_draw.used_problems()
+
+    def test_finds_the_problems_the_repository_holds(self):
+        # The README's main problem and the issue's rows are in evidence/ and tests/.
+        self.assertIn("b=4,hq=16,hkv=16,sq=4096,skv=4096,d=128,causal=0", self.used)
+        self.assertGreater(len(self.used), 1000)
+
+    def test_same_seed_same_problems_none_used(self):
+        first = probe_draw.survey(20261199, set(self.used), count=30, short=8)
+        again = probe_draw.survey(20261199, set(self.used), count=30, short=8)
+        self.assertEqual(first, again)
+        self.assertNotEqual(first, probe_draw.survey(20261200, set(self.used), count=30, short=8))
+        self.assertEqual(len(set(first)), 30)
+        for problem in first:
+            self.assertRegex(problem, probe_draw.PROBLEM.pattern + r",dtype=(fp16|bf16)$")
+            self.assertNotIn(problem.rsplit(",dtype=", 1)[0], self.used)
+        sq = [fields(p)["sq"] for p in first]
+        self.assertTrue(all(q >= 192 for q in sq[:22]), sq)
+        self.assertTrue(all(q <= 127 for q in sq[22:]), sq)
+
+    def test_a_used_problem_is_never_drawn_again(self):
+        drawn = probe_draw.survey(7, set(self.used), count=10, short=2)
+        blocked = set(self.used) | {drawn[0].rsplit(",dtype=", 1)[0]}
+        self.assertNotIn(drawn[0], probe_draw.survey(7, blocked, count=10, short=2))
+
+    def test_draw_keeps_what_is_wanted(self):
+        keys = iter([("b=1,hq=8,hkv=8,sq=1,skv=1,d=64,causal=0", "fp16"),
+                     ("b=2,hq=8,hkv=8,sq=1,skv=1,d=64,causal=0", "bf16"),
+                     ("b=3,hq=8,hkv=8,sq=1,skv=1,d=64,causal=0", "fp16")])
+        used = {"b=1,hq=8,hkv=8,sq=1,skv=1,d=64,causal=0"}
+        kept = probe_draw.draw(1, lambda: next(keys), lambda p: p.startswith("b=3"), used)
+        self.assertEqual(kept, ["b=3,hq=8,hkv=8,sq=1,skv=1,d=64,causal=0,dtype=fp16"])
+        self.assertIn("b=3,hq=8,hkv=8,sq=1,skv=1,d=64,causal=0", used)
+
+    def test_command_line(self):
+        script = str(ROOT / "scripts" / "probe_draw.py")
+        out = subprocess.run([sys.executable, script, "survey", "--seed", "3", "--count", "4", "--short", "1"],
+                             capture_output=True, text=True, check=True).stdout
+        self.assertRegex(out, r'^SURVEY="(\S+ ){3}\S+"\n$')
+        bad = subprocess.run([sys.executable, script, "survey", "--seed", "3", "--count", "2", "--short", "5"],
+                             capture_output=True, text=True)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("--short", bad.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
