@@ -33,8 +33,9 @@ def used_problems(rev=None, exclude_dir=None):
     """The problem keys (no dtype) in evidence/, scripts/ and tests/: at git revision `rev`, or in the
     working tree (then leaving out any folder named `exclude_dir`, the call's own)."""
     if rev is not None:
-        out = subprocess.run(["git", "-C", str(ROOT), "grep", "-I", "-h", "-o", "-E", PROBLEM.pattern, rev, "--",
-                              *SEARCHED], capture_output=True, text=True, check=True).stdout
+        command = ["git", "-C", str(ROOT), "grep", "-I", "-h", "-o", "-E", PROBLEM.pattern, rev, "--",
+                   *SEARCHED]
+        out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
         return set(out.split())
     command = ["grep", "-r", "-h", "-o", "-E", "--binary-files=without-match"]
     if exclude_dir:
@@ -102,13 +103,15 @@ def survey(seed, used, count=60, short=16):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("survey", help="random problems of every kind (the module docstring's draw)")
     s.add_argument("--seed", type=int, required=True)
     s.add_argument("--count", type=int, default=60)
     s.add_argument("--short", type=int, default=16, help="of those, decode-like or short chunks (last)")
-    s.add_argument("--rev", help="count as used the problems at this git revision (default: the working tree)")
+    s.add_argument("--rev", help="count as used the problems at this git revision (default: the working "
+                                 "tree)")
     s.add_argument("--exclude-dir", help="a folder name whose problems do not count as used (the call's own)")
     args = parser.parse_args()
     if not 0 <= args.short <= args.count or args.count < 1:

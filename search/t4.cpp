@@ -161,7 +161,9 @@ T4Space T4Space::load(const std::filesystem::path& path, std::size_t max_bytes) 
   for (std::size_t i = 0; i < results.size(); ++i) {
     const nlohmann::json& r = results[i];
     T4Result result;
-    for (std::size_t k = 0; k < names.size(); ++k) result.config.set(names[k], encode[k].at(value_texts[i][k]));
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      result.config.set(names[k], encode[k].at(value_texts[i][k]));
+    }
     result.invalidity = r.contains("invalidity") ? r["invalidity"].get<std::string>() : "correct";
     result.valid = result.invalidity == "correct";
     if (result.valid) {

@@ -463,30 +463,31 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     const long long ctas = unsplit_ctas(candidate, p), waves = (ctas + limits.sm_count - 1) / limits.sm_count;
     return static_cast<double>(ctas) / static_cast<double>(waves * limits.sm_count);
   };
-  //
   // The padding bound holds up to 1024 keys (the shapes above). Past them, for prefill (the short chunks of
   // fewer than 128 queries have rules of their own), the walk leads the 192-row grid it fell back to whatever
-  // the padding: on the H100, median us of two rounds, the grid (o_store=threads) / the
-  // walk (probe/call155, fourteen random non-causal shapes of 276-1167 queries over 1104-4612 keys, 13-32%
-  // padding rows): faster on all fourteen, by 2.5-8.4% (b54 hq28 sq389 skv1556 bf16 759.3 / 703.5, b56 hq16
-  // hkv4 s1167 789.2 / 705.3, b49 hq8 hkv4 sq1153 skv4612 bf16 1123.3 / 1088.1, b3 hq40 hkv20 sq585 skv2340
-  // bf16 126.2 / 121.5).
+  // the padding: on the H100, median us of two rounds, the grid (o_store=threads) / the walk (probe/call155,
+  // fourteen random non-causal shapes of 276-1167 queries over 1104-4612 keys, 13-32% padding rows): faster
+  // on all fourteen, by 2.5-8.4% (b54 hq28 sq389 skv1556 bf16 759.3 / 703.5, b56 hq16 hkv4 s1167 789.2 /
+  // 705.3, b49 hq8 hkv4 sq1153 skv4612 bf16 1123.3 / 1088.1, b3 hq40 hkv20 sq585 skv2340 bf16 126.2 / 121.5).
+  // Held out (call156): faster on all twelve random shapes it moved to the walk, by 3.2-11.5%.
   const long long padded_rows = evotune_split::ceil_div(p.sq, 192) * 192LL;
   const long long rows192_tiles = unsplit_ctas(c, p);
   const bool padding_allowed = (padded_rows - p.sq) * 8 <= padded_rows || (p.skv > 1024 && p.sq >= 128);
   const bool rows192_persistent = p.d == 64 && !p.causal && padding_allowed &&
                                   rows192_tiles >= limits.sm_count && wave_efficiency(c) >= 0.8;
-  // Unless the four-CTA config's 64-row tiles pad a sixth as few rows or fewer: in that call a four-CTA row
-  // (the config of short ranges below, on the dynamic scheduler) cost 1.11-1.21 times a walk row where a KV
-  // head serves one or two query heads, and 1.27-1.39 times where it serves four or eight (there K/V come
-  // from L2 and the walk's three consumer warpgroups set the pace). Where 192-row tiles hold at least 1.2
-  // times the 64-row tiles' rows, one or two query heads a KV head, the four-CTA config was faster on four
-  // of five: b54 hq28 sq389 skv1556 (1.29 times the rows) 703.5 / 608.1, b57 hq28 sq276 skv1104 (1.2) 368.9
-  // / 350.2, b39 hq32 sq302 skv1208 311.1 / 296.2, b3 hq40 hkv20 sq585 skv2340 bf16 121.5 / 117.5; b10 hq28
-  // hkv14 sq589 skv1178 137.8 / 139.3 (1.1% slower); level at 1.15 (b20 hq48 hkv24 sq779 skv1168 bf16 542.5 /
-  // 541.6), slower below (b3 hq64 s1006/2012 227.5 / 237.6, 1.125) and with groups of four or eight at any
-  // share (b29 hq64 hkv8 sq443 skv1772 bf16, 1.29: 746.1 / 808.5). call154 had found b21 hq28 sq586 skv1172
-  // (1.2) 1.171x cuDNN on it against the 192-row grid's 0.967x.
+  // Unless 64-row tiles hold at least a sixth fewer rows (192-row tiles 1.2 times theirs): in that call a
+  // four-CTA row (the config of short ranges below, on the dynamic scheduler) cost 1.11-1.21 times a walk row
+  // where a KV head serves one or two query heads, and 1.27-1.39 times where it serves four or eight (there
+  // K/V come from L2 and the walk's three consumer warpgroups set the pace). Where 192-row tiles hold at
+  // least 1.2 times the 64-row tiles' rows, one or two query heads a KV head, the four-CTA config was faster
+  // on four of five: b54 hq28 sq389 skv1556 (1.29 times the rows) 703.5 / 608.1, b57 hq28 sq276 skv1104 (1.2)
+  // 368.9 / 350.2, b39 hq32 sq302 skv1208 311.1 / 296.2, b3 hq40 hkv20 sq585 skv2340 bf16 121.5 / 117.5; b10
+  // hq28 hkv14 sq589 skv1178 137.8 / 139.3 (1.1% slower); level at 1.15 (b20 hq48 hkv24 sq779 skv1168 bf16
+  // 542.5 / 541.6), slower below (b3 hq64 s1006/2012 227.5 / 237.6, 1.125) and with groups of four or eight
+  // at any share (b29 hq64 hkv8 sq443 skv1772 bf16, 1.29: 746.1 / 808.5). call154 had found b21 hq28 sq586
+  // skv1172 (1.2) 1.171x cuDNN on it against the 192-row grid's 0.967x. Held out (call156): faster on all
+  // five random shapes it moved, by 2.6-24.0% (b49 hq64 sq629 skv1258 bf16 1688.7 / 1515.6, 0.939x -> 1.046x
+  // cuDNN).
   const long long padded64_rows = evotune_split::ceil_div(p.sq, 64) * 64LL;
   const bool four_cta_pads_less = rows192_persistent && p.skv > 1024 && p.group() <= 2 &&
                                   5 * padded_rows >= 6 * padded64_rows;

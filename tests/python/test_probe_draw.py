@@ -59,11 +59,11 @@ class Survey(unittest.TestCase):
 
     def test_command_line(self):
         script = str(ROOT / "scripts" / "probe_draw.py")
-        out = subprocess.run([sys.executable, script, "survey", "--seed", "3", "--count", "4", "--short", "1"],
+        survey = [sys.executable, script, "survey", "--seed", "3"]
+        out = subprocess.run(survey + ["--count", "4", "--short", "1"],
                              capture_output=True, text=True, check=True).stdout
         self.assertRegex(out, r'^SURVEY="(\S+ ){3}\S+"\n$')
-        bad = subprocess.run([sys.executable, script, "survey", "--seed", "3", "--count", "2", "--short", "5"],
-                             capture_output=True, text=True)
+        bad = subprocess.run(survey + ["--count", "2", "--short", "5"], capture_output=True, text=True)
         self.assertEqual(bad.returncode, 2)
         self.assertIn("--short", bad.stderr)
 
