@@ -8,7 +8,9 @@ Problems: a quarter decode-like (1-64 queries over 512-32768 keys), the rest pre
 a fifth with more keys than queries), head dims 64/128/256, causal or not, GQA groups 1/2/4/7/8, batch
 sized to ~1.5 ms of work. Prints the count moved and each moved problem with its two defaults' differences.
 """
-import argparse, math, random, subprocess, sys
+import argparse, math, random
+
+from probe_draw import default_config  # this folder's: `evotune compile --config default`, first line
 
 
 def problems(count, seed):
@@ -33,14 +35,6 @@ def problems(count, seed):
     return out
 
 
-def default(binary, problem):
-    r = subprocess.run([binary, "compile", "--problem", problem, "--target", "sm_90a", "--config", "default"],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"{binary} compile failed on {problem}: {r.stderr.strip()}")
-    return r.stdout.split("\n")[0]
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("old")
@@ -50,7 +44,7 @@ def main():
     a = ap.parse_args()
     moved = []
     for p in problems(a.count, a.seed):
-        old, new = default(a.old, p), default(a.new, p)
+        old, new = default_config(a.old, p), default_config(a.new, p)
         if old != new:
             o, n = dict(kv.split("=") for kv in old.split(",")), dict(kv.split("=") for kv in new.split(","))
             moved.append((p, " ".join(f"{k}={o[k]}->{n[k]}" for k in o if o[k] != n.get(k))))

@@ -198,6 +198,7 @@ struct WgmmaSides {
 };
 std::optional<Config> finish_wgmma_heuristic(Config c, const Problem& p, const DeviceLimits& limits);
 long long persistent_ctas(const Config& c, const DeviceLimits& limits);
+Config with_tma_store(Config c, const Problem& p, const DeviceLimits& limits);
 
 // The keys a tile's queries see on average: all of them, or causal about half the queries' own range fewer.
 double mean_keys_per_tile(const Problem& p) { return p.causal ? p.skv - p.sq / 2.0 : p.skv; }
@@ -504,14 +505,12 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     rows128.set("producer_regs", 24);
     rows128 = conform(rows128);
     if (wave_efficiency(rows128) > wave_efficiency(c) + 0.1) c = rows128;
-    // The rows out by TMA store from an output tile (o_store=tma), as the other grids' (with_tma_store). On
+    // The rows out by TMA store from an output tile (o_store=tma), as the other grids'. On
     // the H100, median us of two rounds, o_store=threads / tma: faster on all seven such grids of
     // probe/call156 (the walk's wave bound not met), by 0.3-1.9% (b1 hq32 hkv4 sq1682 skv2523 104.9 / 103.3,
     // b1 hq12 sq1071 skv1606 22.31 / 21.88, b2 hq16 hkv4 sq2482 skv4964 bf16 232.1 / 229.4), and on the
     // fourteen 192-row grids of call155 by 0.6-3.5%.
-    Config tma_store = c;
-    tma_store.set("o_store", 1);
-    if (!invalid_reason(tma_store, p, limits)) c = tma_store;
+    c = with_tma_store(c, p, limits);
   }
   if (p.d == 128 || (p.d == 64 && p.causal)) {
     // One CTA per SM walking tiles from the atomic counter (the longest causal tiles first); 160-key blocks
