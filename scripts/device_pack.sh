@@ -10,17 +10,23 @@
 #   tar xJf build-pack/build-device.tar.xz &&
 # There: LD_LIBRARY_PATH=/usr/local/cuda/lib64 build-device/cli/evotune ...; the tests find the checkout
 # through EVOTUNE_SOURCE_DIR and the binary beside them.
+# With DEVICE_PACK=cli only the CLI travels (~1.2 MB packed instead of ~3): enough for gpu_hopper.sh's
+# machine, sdpa, probe, bench and sanitize steps, and the way to stay under the limit now that the tracked
+# tree alone is ~65 MiB on disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
 base="${2:-}"
 rm -rf build-device build-base
-mkdir -p build-device/cli build-device/tests build-device/examples build-device/runtime
+mkdir -p build-device/cli
 cp "$build/cli/evotune" build-device/cli/
-cp "$build/tests/evotune_tests" build-device/tests/
-cp "$build/examples/tuned_attention_example" "$build/examples/tuned_attention_header.txt" build-device/examples/
-cp "$build/runtime/libevotune_capi.so" build-device/runtime/
 cp "$build/source_commit.txt" build-device/
+if [[ ${DEVICE_PACK:-all} != cli ]]; then
+  mkdir -p build-device/tests build-device/examples build-device/runtime
+  cp "$build/tests/evotune_tests" build-device/tests/
+  cp "$build/examples/tuned_attention_example" "$build/examples/tuned_attention_header.txt" build-device/examples/
+  cp "$build/runtime/libevotune_capi.so" build-device/runtime/
+fi
 packed=(build-device)
 if [[ -n $base ]]; then
   mkdir -p build-base/cli
