@@ -702,6 +702,26 @@ TEST(AttentionHeuristic, DecodeGridsOfHalfTheSmsAreNotSplit) {
   EXPECT_GT(heuristic_config(eight, h100).at("splits"), 1);
 }
 
+// d=128 decode grids of 16-row tiles on sm_90, unsplit: two stages where every SM's CTAs share it to the end
+// (more CTAs than SMs, a last wave of 264 slots full or over 33), three where some run alone.
+TEST(AttentionHeuristic, D128DecodeGridsTakeTwoStagesWhereTheirCtasShareSms) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  auto stages = [&](const char* problem) {
+    const Config c = heuristic_config(Problem::parse(problem), h100);
+    EXPECT_EQ(c.at("mma"), kMmaSync) << problem;
+    EXPECT_EQ(c.at("block_m"), 16) << problem;
+    EXPECT_EQ(c.at("splits"), 1) << problem;
+    return c.at("stages");
+  };
+  EXPECT_EQ(stages("b=28,hq=32,hkv=8,sq=4,skv=3902,d=128"), 2);    // 224 CTAs, one wave
+  EXPECT_EQ(stages("b=33,hq=8,hkv=8,sq=1,skv=4000,d=128"), 2);     // 264: a full wave
+  EXPECT_EQ(stages("b=46,hq=16,hkv=8,sq=6,skv=10072,d=128"), 2);   // 368: a last wave of 104
+  EXPECT_EQ(stages("b=33,hq=8,hkv=2,sq=1,skv=3442,d=128"), 3);     // 66 CTAs, each alone on its SM
+  EXPECT_EQ(stages("b=33,hq=4,hkv=4,sq=1,skv=4000,d=128"), 3);     // 132: one an SM
+  EXPECT_EQ(stages("b=36,hq=8,hkv=8,sq=10,skv=2538,d=128"), 3);    // 288: a last wave of 24
+  EXPECT_EQ(stages("b=24,hq=24,hkv=24,sq=16,skv=4632,d=64"), 3);   // d=64: as before
+}
+
 // Causal d=64 GQA from 1536 keys where the long-range config has 192-row tiles (at least four per SM): packed
 // 192-row tiles in groups of at least four or over more keys than queries, the four-CTA config up to the
 // bound otherwise (groups of two over as many keys as queries, MHA, fewer keys).

@@ -270,6 +270,16 @@ bool groups_fill_whole_warpgroups(const Problem& p) { return p.group() > 1 && 64
 // problem to the mma.sync path (finish_wgmma_heuristic, heuristic_config).
 bool holds_half_the_sms(long long ctas, const DeviceLimits& limits) { return 2 * ctas >= limits.sm_count; }
 
+// Whether every SM that runs a CTA of the grid runs it beside another until the end: more CTAs than SMs,
+// and a last wave (CTAs mod slots) that is full or holds more than a quarter of the SMs' count. Otherwise
+// some CTAs spend a long stretch alone on their SMs, where one CTA's ring depth sets its pace (the stage
+// rule of d=128 decode grids, heuristic_config).
+bool shares_sms_to_the_end(long long ctas, long long slots, const DeviceLimits& limits) {
+  if (ctas <= limits.sm_count) return false;
+  const long long last_wave = ctas % slots;
+  return last_wave == 0 || last_wave > limits.sm_count / 4;
+}
+
 // Short query chunks (fewer than 128 queries: speculative decoding, chunked prefill) whose packed rows,
 // queries x the group, fill at least one 128-row tile: the mma.sync path would run its 128-row prefill tile
 // there (heuristic_config), at the mma.sync rate; the wgmma rules below, packed (pack_gqa=on), instead. The
@@ -1123,6 +1133,18 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   const int splits = unsplit ? 1 : auto_splits(c, p, limits);
   c.set("splits", splits);
   if (splits == 1) c.set("combine", kCombineKernel);  // nothing to merge (last_cta needs a split)
+  // d=128 16-row tiles (sq x group <= 16), unsplit, on sm_90: two stages where the grid's CTAs share their
+  // SMs to the end, three where some run alone. Both rings hold two CTAs an SM there (three stages by shared
+  // memory, 100 KiB; two by registers, 207 a thread), so the waves are the same. On the H100, median us of
+  // two rounds, stages=2 against 3 on 36 random shapes (probe/call166-168): faster on all 24 of more than 132
+  // CTAs whose last wave of 264 held more than 33 CTAs (0.6-6.2%), slower on all 12 others (1.9-19.7%:
+  // grids of 66-128 CTAs, and last waves of 4-24). Held out first with a last-wave bound of 132 (call168,
+  // written before the call): right on 13 of 16; the three wrong had last waves of 104-120, and the quarter
+  // of the SMs is fit on all 36 (held out in call169). d=64 (four CTAs an SM) was level (call166): as is.
+  if (limits.compute_capability == 90 && splits == 1 && p.d == 128 && block_m == 16 && c.at("stages") == 3 &&
+      shares_sms_to_the_end(unsplit_ctas(c, p), limits.sm_count * 2LL, limits)) {
+    c.set("stages", 2);
+  }
   return c;
 }
 
