@@ -91,6 +91,7 @@ class DeviceBuffer {
   CUdeviceptr get() const { return ptr_; }
   std::size_t bytes() const { return bytes_; }
 
+  // Complete on return: the bytes are on the device before any stream's next launch.
   void upload(const void* host, std::size_t bytes);
   void download(void* host, std::size_t bytes) const;
   // Sets every byte to `value` (0xFF turns fp16/bf16/fp32 data into NaN: the output-poisoning pattern).

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "harness/smoke_selftest.h"
@@ -29,6 +30,28 @@ TEST(GpuDevice, PropertiesAreConsistent) {
     EXPECT_EQ(p.native_target(), "sm_90a");
   }
   EXPECT_THROW(runtime::query_device(p.ordinal + 1000), NoDeviceError);
+}
+
+// DeviceBuffer::upload is complete on return: a copy issued at once on one of our (non-blocking) streams reads
+// the new bytes. cuMemcpyHtoD from pageable memory returns once its bytes are staged, ordered only on the
+// legacy stream (probe/call171 measures the race without upload's wait). Rounds of 64 MiB, new words each.
+TEST(GpuDevice, UploadIsCompleteOnReturn) {
+  EVOTUNE_REQUIRE_GPU();
+  runtime::DeviceContext context(0);
+  runtime::Stream stream;
+  const std::size_t words = std::size_t{16} << 20, bytes = words * 4;
+  runtime::DeviceBuffer uploaded(bytes, "uploaded"), copied(bytes, "copied");
+  std::vector<std::uint32_t> host(words), back(words);
+  for (std::uint32_t round = 1; round <= 8; ++round) {
+    for (std::size_t i = 0; i < words; ++i) host[i] = round * 2654435761u + static_cast<std::uint32_t>(i);
+    uploaded.upload(host.data(), bytes);
+    EVOTUNE_CU(cuMemcpyDtoDAsync(copied.get(), uploaded.get(), bytes, stream.get()), "copying the upload on");
+    stream.synchronize();
+    copied.download(back.data(), bytes);
+    const auto wrong = std::mismatch(host.begin(), host.end(), back.begin()).first;
+    ASSERT_EQ(wrong, host.end()) << "round " << round << ": word " << (wrong - host.begin()) << " of " << words
+                                 << " is stale";
+  }
 }
 
 TEST(GpuSmoke, CompileLoadLaunchAndCheckSixteenKernels) {
