@@ -74,9 +74,10 @@ void DeviceBuffer::upload(const void* host, std::size_t bytes) {
   if (bytes > bytes_) throw std::out_of_range(fmt::format("upload of {} bytes into {} of {}", bytes, label_, bytes_));
   EVOTUNE_CU(cuMemcpyHtoD(ptr_, host, bytes), fmt::format("copying {} to the device", label_));
   // From pageable memory cuMemcpyHtoD returns once the bytes are staged, before the DMA lands, ordered only
-  // on the legacy stream, and our streams are non-blocking: a kernel launched right after could read the
-  // old bytes. (It did: GpuSmoke's two largest inputs, every block wrong, probe/call170.) Waiting for the
-  // legacy stream makes the copy complete on return, as callers assume.
+  // on the legacy stream, and our streams are non-blocking: work issued right after on one of them can read
+  // the old bytes. On the H100 a copy on such a stream read stale words in 1982 of 2000 rounds of 1 MiB
+  // (254 of 2000 at 256 KiB; none at 16-76 KiB) into fresh buffers, and in none with this wait
+  // (probe/call172). Waiting for the legacy stream makes the copy complete on return, as callers assume.
   EVOTUNE_CU(cuStreamSynchronize(CU_STREAM_LEGACY), fmt::format("waiting for the copy of {}", label_));
 }
 void DeviceBuffer::download(void* host, std::size_t bytes) const {
