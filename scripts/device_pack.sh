@@ -10,7 +10,7 @@
 #   tar xJf build-pack/build-device.tar.xz &&
 # There: LD_LIBRARY_PATH=/usr/local/cuda/lib64 build-device/cli/evotune ...; the tests find the checkout
 # through EVOTUNE_SOURCE_DIR and the binary beside them.
-# With DEVICE_PACK=cli only the CLI travels (~1.2 MB packed instead of ~3): enough for gpu_hopper.sh's
+# With DEVICE_PACK=cli only the CLI travels (~1.6 MB packed instead of ~3): enough for gpu_hopper.sh's
 # machine, sdpa, probe, bench and sanitize steps, and the way to stay under the limit now that the tracked
 # tree alone is ~65 MiB on disk.
 set -euo pipefail
