@@ -1,17 +1,27 @@
-"""What the GPU evidence summaries (decode_summary.py, hopper_summary.py) read from a call's folder:
-bench.jsonl (evotune bench --json records tagged which= and round=) and sdpa.csv (compare_sdpa.py)."""
+"""What the GPU evidence summaries (decode_summary.py, hopper_summary.py, probe_table.py) read from a call's
+folder: bench.jsonl or probe.jsonl (evotune bench --json records tagged which= and round=) and sdpa.csv
+(compare_sdpa.py). A record file may be kept gzipped (NAME.jsonl.gz, as the closed probe calls' are, to keep
+the tracked tree small enough to travel to the GPU machine): read_jsonl takes either."""
 import csv
+import gzip
 import json
 import statistics
 from pathlib import Path
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """The records of a JSON-lines file, or of its gzipped copy (path + ".gz") where the file is not there."""
+    if not path.exists() and path.with_name(path.name + ".gz").exists():
+        with gzip.open(path.with_name(path.name + ".gz"), "rt") as f:
+            return [json.loads(line) for line in f if line.strip()]
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def read_bench(out: Path) -> tuple[dict[tuple[str, str], list[dict]], list[str]]:
     """Records by (problem, which), and the problems in the order they first appear."""
     bench: dict[tuple[str, str], list[dict]] = {}
     order: list[str] = []
-    for line in (out / "bench.jsonl").read_text().splitlines():
-        r = json.loads(line)
+    for r in read_jsonl(out / "bench.jsonl"):
         bench.setdefault((r["problem"], r["which"]), []).append(r)
         if r["problem"] not in order:
             order.append(r["problem"])

@@ -11,8 +11,8 @@
 # There: LD_LIBRARY_PATH=/usr/local/cuda/lib64 build-device/cli/evotune ...; the tests find the checkout
 # through EVOTUNE_SOURCE_DIR and the binary beside them.
 # With DEVICE_PACK=cli only the CLI travels (~1.6 MB packed instead of ~3): enough for gpu_hopper.sh's
-# machine, sdpa, probe, bench and sanitize steps, and the way to stay under the limit now that the tracked
-# tree alone is ~65 MiB on disk.
+# machine, sdpa, probe, bench and sanitize steps. (The tracked tree once reached ~65 MiB on disk and the full
+# pack was refused; the closed probe calls' probe.jsonl are gzipped since, ~54 MiB.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"

@@ -17,6 +17,7 @@ A call whose draw keeps only the problems some rule moves imports this module fo
 record of what ran.
 """
 import argparse
+import gzip
 import math
 import random
 import re
@@ -31,19 +32,32 @@ SEARCHED = ("evidence", "scripts", "tests")
 
 def used_problems(rev=None, exclude_dir=None):
     """The problem keys (no dtype) in evidence/, scripts/ and tests/: at git revision `rev`, or in the
-    working tree (then leaving out any folder named `exclude_dir`, the call's own)."""
+    working tree (then leaving out any folder named `exclude_dir`, the call's own). Gzipped record files
+    (NAME.jsonl.gz, as the closed probe calls keep their probe.jsonl) are read too: grep skips them as
+    binary."""
     if rev is not None:
         command = ["git", "-C", str(ROOT), "grep", "-I", "-h", "-o", "-E", PROBLEM.pattern, rev, "--",
                    *SEARCHED]
         out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-        return set(out.split())
+        ls_tree = ["git", "-C", str(ROOT), "ls-tree", "-r", "--name-only", rev, "--", *SEARCHED]
+        listed = subprocess.run(ls_tree, capture_output=True, text=True, check=True).stdout.split()
+        gzipped = [subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{path}"], capture_output=True,
+                                  check=True).stdout for path in listed if path.endswith(".jsonl.gz")]
+        return set(out.split()) | problems_in_gzipped(gzipped)
     command = ["grep", "-r", "-h", "-o", "-E", "--binary-files=without-match"]
     if exclude_dir:
         command.append(f"--exclude-dir={exclude_dir}")
     out = subprocess.run(command + [PROBLEM.pattern, *SEARCHED], cwd=ROOT, capture_output=True, text=True)
     if out.returncode > 1:
         sys.exit(f"probe_draw: grep failed: {out.stderr.strip()}")
-    return set(out.stdout.split())
+    gzipped = [path.read_bytes() for folder in SEARCHED for path in (ROOT / folder).rglob("*.jsonl.gz")
+               if not (exclude_dir and exclude_dir in path.relative_to(ROOT).parts)]
+    return set(out.stdout.split()) | problems_in_gzipped(gzipped)
+
+
+def problems_in_gzipped(contents):
+    """The problem keys in gzipped files, given their bytes."""
+    return {key for data in contents for key in PROBLEM.findall(gzip.decompress(data).decode())}
 
 
 def default_config(binary, problem):

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The configs of a gpu_hopper.sh `probe` step side by side, per problem, beside SDPA cuDNN's median (and
 flash's, where flash was the faster library there: then each config's ratio to it too):
-   scripts/probe_table.py FOLDER...   (each FOLDER holds probe.jsonl and, from the `sdpa` step, sdpa.csv)
+   scripts/probe_table.py FOLDER...   (each FOLDER holds probe.jsonl, or probe.jsonl.gz, and, from the `sdpa`
+                                      step, sdpa.csv)
 Each config (named by its tiles, CTAs per SM and scheduler, and where several configs of a problem share
 that name, by the tunables in which they differ; the problem-aware default's records count under the
 config it resolved to) gets its rounds' medians and their median, and cuDNN's median over it; a config
@@ -9,12 +10,11 @@ timed as a CUDA graph where cuDNN was timed with single launches, or the other w
 that ratio compares two ways of timing (harness/timer.h). Records of a probe with $BASE_BUILD are told
 apart by their build ([new build], [base build])."""
 import collections
-import json
 import statistics
 import sys
 from pathlib import Path
 
-from bench_records import read_sdpa, read_sdpa_batches, timed_alike
+from bench_records import read_jsonl, read_sdpa, read_sdpa_batches, timed_alike
 
 
 def short_name(config: str) -> str:
@@ -42,8 +42,7 @@ def main(folders: list[str]) -> None:
     for folder in map(Path, folders):
         sdpa, sdpa_batches = read_sdpa(folder), read_sdpa_batches(folder)  # both by (problem, backend)
         records: dict[str, list[dict]] = collections.defaultdict(list)
-        for line in (folder / "probe.jsonl").read_text().splitlines():
-            r = json.loads(line)
+        for r in read_jsonl(folder / "probe.jsonl"):
             records[r["problem"]].append(r)
         for problem, rs in records.items():
             name_of = names([r["config"] for r in rs])

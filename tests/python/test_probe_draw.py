@@ -1,23 +1,48 @@
 """scripts/probe_draw.py, the random problems of a probe call: the same seed gives the same problems, none
-of them already in evidence/, scripts/ or tests/, prefill first and then the short ones; the command line
-prints one shell assignment and refuses a bad count.
+of them already in evidence/, scripts/ or tests/ (gzipped record files included), prefill first and then the
+short ones; the command line prints one shell assignment and refuses a bad count. And the probe calls' records
+read alike plain or gzipped (scripts/bench_records.py's read_jsonl, which probe_table.py uses).
 
     python3 tests/python/test_probe_draw.py
 """
 
+import gzip
+import json
 import subprocess
 import sys
+import tempfile
 import unittest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 
+import bench_records  # noqa: E402
 import probe_draw  # noqa: E402
 
 
 def fields(problem):
     return {k: int(v) if v.isdigit() else v for k, v in (kv.split("=") for kv in problem.split(","))}
+
+
+class GzippedRecords(unittest.TestCase):
+    RECORDS = [{"problem": "b=3,hq=5,hkv=5,sq=7,skv=11,d=64,causal=1,dtype=fp16", "config": "x", "round": r}
+               for r in (1, 2)]
+
+    def test_read_jsonl_reads_the_gzipped_copy_alike(self):
+        text = "".join(json.dumps(r) + "\n" for r in self.RECORDS)
+        with tempfile.TemporaryDirectory() as plain, tempfile.TemporaryDirectory() as zipped:
+            (Path(plain) / "probe.jsonl").write_text(text)
+            (Path(zipped) / "probe.jsonl.gz").write_bytes(gzip.compress(text.encode()))
+            self.assertEqual(bench_records.read_jsonl(Path(plain) / "probe.jsonl"), self.RECORDS)
+            self.assertEqual(bench_records.read_jsonl(Path(zipped) / "probe.jsonl"), self.RECORDS)
+
+    def test_problems_in_gzipped_files_count_as_used(self):
+        data = gzip.compress("".join(json.dumps(r) + "\n" for r in self.RECORDS).encode())
+        self.assertEqual(probe_draw.problems_in_gzipped([data]), {"b=3,hq=5,hkv=5,sq=7,skv=11,d=64,causal=1"})
+        # The closed probe calls' records are gzipped; their problems are among the used ones.
+        some = next((ROOT / "evidence").rglob("probe.jsonl.gz")).read_bytes()
+        self.assertLessEqual(probe_draw.problems_in_gzipped([some]), probe_draw.used_problems())
 
 
 class Survey(unittest.TestCase):
