@@ -1129,7 +1129,8 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // shapes of 69-306 CTAs over 572-24599 keys): unsplit faster on eleven, by 0.6-28.7%, 3.7% slower on one (b40
   // hq8 hkv2 sq1 skv2703, 80 CTAs: 27.9 against 27.0). Tiny grids keep their splits (b1 hq32 hkv8 skv2048:
   // 8 CTAs, 16 chunks 8.2 us).
-  const bool unsplit = limits.compute_capability == 90 && holds_half_the_sms(unsplit_ctas(c, p), limits);
+  const long long ctas = unsplit_ctas(c, p);  // splits, combine and stages below do not change it
+  const bool unsplit = limits.compute_capability == 90 && holds_half_the_sms(ctas, limits);
   const int splits = unsplit ? 1 : auto_splits(c, p, limits);
   c.set("splits", splits);
   if (splits == 1) c.set("combine", kCombineKernel);  // nothing to merge (last_cta needs a split)
@@ -1142,7 +1143,7 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // written before the call): right on 13 of 16; the three wrong had last waves of 104-120, and the quarter
   // of the SMs is fit on all 36 (held out in call169). d=64 (four CTAs an SM) was level (call166): as is.
   if (limits.compute_capability == 90 && splits == 1 && p.d == 128 && block_m == 16 && c.at("stages") == 3 &&
-      shares_sms_to_the_end(unsplit_ctas(c, p), limits.sm_count * 2LL, limits)) {
+      shares_sms_to_the_end(ctas, limits.sm_count * 2LL, limits)) {
     c.set("stages", 2);
   }
   return c;
