@@ -702,6 +702,25 @@ TEST(AttentionHeuristic, DecodeGridsOfHalfTheSmsAreNotSplit) {
   EXPECT_GT(heuristic_config(eight, h100).at("splits"), 1);
 }
 
+// d=64 decode tiles hold half a d=128 tile's K/V in flight: an SM streams two, and a grid of half the SMs
+// but less than half their 264 streams is split into the fewest chunks that fill 80% of the streams.
+TEST(AttentionHeuristic, D64DecodeGridsUnderHalfTheSmsStreamsAreSplit) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  auto splits = [&](const char* problem) {
+    const Config c = heuristic_config(Problem::parse(problem), h100);
+    EXPECT_EQ(c.at("mma"), kMmaSync) << problem;
+    EXPECT_LT(c.at("block_m"), 128) << problem;
+    return c.at("splits");
+  };
+  EXPECT_EQ(splits("b=18,hq=32,hkv=4,sq=1,skv=26578,d=64,dtype=bf16"), 3);     // 72 CTAs: 216 of 264
+  EXPECT_EQ(splits("b=34,hq=4,hkv=2,sq=2,skv=5525,d=64"), 4);                // 68 x 3 = 204 < 211
+  EXPECT_EQ(splits("b=110,hq=2,hkv=1,sq=1,skv=29729,d=64,causal=1"), 2);     // 110 x 2 = 220
+  EXPECT_EQ(splits("b=66,hq=8,hkv=2,sq=1,skv=8000,d=64"), 1);                // 132 CTAs: half the streams
+  EXPECT_EQ(splits("b=18,hq=32,hkv=4,sq=1,skv=26578,d=128,dtype=bf16"), 1);    // d=128: one stream an SM
+  // A K/V range too short for the count that fills 80%: the most it may take (chunks of two blocks).
+  EXPECT_EQ(splits("b=18,hq=32,hkv=4,sq=1,skv=256,d=64"), 2);
+}
+
 // d=128 decode grids of 16-row tiles on sm_90, unsplit: two stages where every SM's CTAs share it to the end
 // (more CTAs than SMs, a last wave of 264 slots full or over 33), three where some run alone.
 TEST(AttentionHeuristic, D128DecodeGridsTakeTwoStagesWhereTheirCtasShareSms) {

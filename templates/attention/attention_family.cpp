@@ -270,6 +270,19 @@ bool groups_fill_whole_warpgroups(const Problem& p) { return p.group() > 1 && 64
 // problem to the mma.sync path (finish_wgmma_heuristic, heuristic_config).
 bool holds_half_the_sms(long long ctas, const DeviceLimits& limits) { return 2 * ctas >= limits.sm_count; }
 
+// The CTAs of a tile under 128 rows one SM streams K/V with at full pace, as the split rule of decode grids
+// counts them (heuristic_config): one where the CTA's ring holds at least the bytes in flight of the d=128
+// decode tile's (three stages of 64-key K and V blocks, 96 KiB), which held the pace with one CTA an SM on
+// grids of half the SMs (probe/call138-139); more where it holds less (d=64: two), at most what one SM holds.
+// 128-row tiles are counted as one: their time is the arithmetic's.
+long long streaming_ctas_per_sm(const Config& c, const Problem& p, const DeviceLimits& limits) {
+  if (c.at("block_m") >= 128) return 1;
+  constexpr long long kDecodeRingBytes = 3LL * 64 * 128 * 2 * 2;
+  const long long ring_bytes = static_cast<long long>(c.at("stages")) * c.at("block_n") * p.d * 2 * 2;
+  const long long streams = (kDecodeRingBytes + ring_bytes - 1) / ring_bytes;
+  return std::clamp<long long>(streams, 1, resident_ctas(c, p, limits));
+}
+
 // Whether every SM that runs a CTA of the grid runs it beside another until the end: more CTAs than SMs,
 // and a last wave (CTAs mod slots) that is full or holds more than a quarter of the SMs' count. Otherwise
 // some CTAs spend a long stretch alone on their SMs, where one CTA's ring depth sets its pace (the stage
@@ -1119,19 +1132,32 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // row spill (previous_d00e1d6/bench_stderr.txt). A launcher built from this config for one shape still
   // runs any other shape correctly, with this count. splits=auto stays in the space for a search and for
   // configs meant to serve many shapes.
-  // On sm_90 a grid of at least half as many CTAs as SMs is not split: auto_splits counts the slots of the
-  // small tiles' residency (many per SM), but a decode step's CTAs stream K/V and the grid's share of the
-  // SMs, not of the slots, sets the time. On the H100, median us of two rounds, the count auto_splits gave
-  // / unsplit (probe/call138, decode over 519-1757 keys): b15 hq48 hkv6 sq1 skv831 d128 causal bf16 (90
-  // CTAs) 8 chunks 24.1 / 19.6, b31 hq24 hkv3 sq2 skv1123 (93) 12 chunks 33.5 / 24.9, b15 hq40 hkv5 sq4
-  // skv608 d256 bf16 (75) 3 chunks 33.2 / 27.5; with more CTAs unsplit was the default already and fastest
-  // on four of five (b56 hq40 hkv5 sq1 skv519: 2 chunks 36.4 / 36.9). Held out (probe/call139, twelve
-  // shapes of 69-306 CTAs over 572-24599 keys): unsplit faster on eleven, by 0.6-28.7%, 3.7% slower on one (b40
-  // hq8 hkv2 sq1 skv2703, 80 CTAs: 27.9 against 27.0). Tiny grids keep their splits (b1 hq32 hkv8 skv2048:
-  // 8 CTAs, 16 chunks 8.2 us).
+  // On sm_90 a grid of at least half as many CTAs as SMs is not split (where one CTA streams at an SM's pace;
+  // d=64 below): auto_splits counts the slots of the small tiles' residency (many per SM), but a decode
+  // step's CTAs stream K/V and the grid's share of the SMs, not of the slots, sets the time. On the H100,
+  // median us of two rounds, the count auto_splits gave / unsplit (probe/call138, decode over 519-1757 keys):
+  // b15 hq48 hkv6 sq1 skv831 d128 causal bf16 (90 CTAs) 8 chunks 24.1 / 19.6, b31 hq24 hkv3 sq2 skv1123 (93)
+  // 12 chunks 33.5 / 24.9, b15 hq40 hkv5 sq4 skv608 d256 bf16 (75) 3 chunks 33.2 / 27.5; with more CTAs
+  // unsplit was the default already and fastest on four of five (b56 hq40 hkv5 sq1 skv519: 2 chunks 36.4 /
+  // 36.9). Held out (probe/call139, twelve shapes of 69-306 CTAs over 572-24599 keys): unsplit faster on
+  // eleven, by 0.6-28.7%, 3.7% slower on one (b40 hq8 hkv2 sq1 skv2703, 80 CTAs: 27.9 against 27.0). Tiny
+  // grids keep their splits (b1 hq32 hkv8 skv2048: 8 CTAs, 16 chunks 8.2 us).
+  // Tiles under 128 rows count the SMs in K/V streams (streaming_ctas_per_sm): a d=64 tile's ring holds
+  // half a d=128 tile's bytes in flight, so a grid of them that holds half the SMs but less than half their
+  // 264 streams is split into the fewest chunks that fill 80% of the streams (auto_splits' bound for a grid
+  // that needs no split). On the H100, median us of two rounds, unsplit / that count (probe/call175, decode
+  // over 4446-29729 keys, call174's hole and eight drawn shapes of 68-110 CTAs): b18 hq32 hkv4 sq1 skv26578
+  // bf16 (72 CTAs) 208.1 / 166.3 (3 chunks; 0.870x -> 1.090x flash), b73 hq2 hkv1 sq4 skv16445 (73) 131.5 /
+  // 109.2 (3), b110 hq2 hkv1 sq1 skv29729 causal (110) 299.4 / 278.3 (2), b102 hq4 hkv1 sq2 skv10041
+  // causal (102) 101.5 / 96.5 (3): 5.2-25.2% faster on all nine, and within 3% of the fastest of 2, 3 and 4
+  // chunks on eight (b36 hq4 hkv2 sq3 skv4446 causal: 37.6 against 35.5 us with 4, one of its rounds 34.7).
+  // Six d=128 grids of 83-121 CTAs beside them: unsplit the fastest on five, within 0.3% on the sixth.
   const long long ctas = unsplit_ctas(c, p);  // splits, combine and stages below do not change it
-  const bool unsplit = limits.compute_capability == 90 && holds_half_the_sms(ctas, limits);
-  const int splits = unsplit ? 1 : auto_splits(c, p, limits);
+  int splits = auto_splits(c, p, limits);
+  if (limits.compute_capability == 90 && holds_half_the_sms(ctas, limits)) {
+    const long long streams = static_cast<long long>(limits.sm_count) * streaming_ctas_per_sm(c, p, limits);
+    splits = 2 * ctas >= streams ? 1 : fewest_splits_filling(c, p, streams);
+  }
   c.set("splits", splits);
   if (splits == 1) c.set("combine", kCombineKernel);  // nothing to merge (last_cta needs a split)
   // d=128 16-row tiles (sq x group <= 16), unsplit, on sm_90: two stages where the grid's CTAs share their
@@ -1657,31 +1683,13 @@ void prepare_kernel(const runtime::Kernel& kernel, const Config& config, int dyn
   if (config.at("min_ctas") > 1) kernel.prefer_shared_carveout(100);  // CU_SHAREDMEM_CARVEOUT_MAX_SHARED
 }
 
-int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
-  // Split-KV exists to fill the GPU when the unsplit grid cannot: few (query tile, head, batch) CTAs, each
-  // walking a long K/V range, as in decode. The rule (flash-decoding's, in waves of resident CTAs):
-  //   - slots = SMs x the CTAs one SM holds (resident_ctas); a grid of n CTAs runs in ceil(n / slots)
-  //     waves and keeps n / (waves x slots) of the slots busy: its efficiency;
-  //   - a grid that already fills 80% of the slots is not split: splitting only adds partial writes and
-  //     the combine;
-  //   - otherwise the candidates are the domain's fixed counts from 1 to 16 (1, 2, 3, 4, 6, 8, 12, 16: so
-  //     that the heuristic can compile the count in, and a search meets the same counts) that leave every
-  //     chunk at least two K/V blocks (the Q load, the pipeline's prologue and the partial write are paid
-  //     per chunk) and fit the workspace limit; a count whose chunk length equals the previous
-  //     candidate's only adds empty chunks and is skipped. 16 at most: the merge at the end of the call reads every chunk's partial row, and on the
-  //     H100 more chunks cost more there than their shorter walk saved (b1 hq32 hkv8 skv2048 decode: 8.2
-  //     us with 16 chunks, 9.2 us with 32; MQA b2 hq8 skv5000: 9.9 us with 16, 10.2 us with 32;
-  //     evidence/results/h100/decode/probe). A search can still pick up to 64;
-  //   - the smallest count within 85% of the best efficiency wins: fewer chunks, less combine work.
-  const long long ctas = unsplit_ctas(c, p);
-  const long long slots = static_cast<long long>(limits.sm_count) * resident_ctas(c, p, limits);
-  if (ctas >= slots * 8 / 10) return 1;
-  const int kv_blocks = (p.skv + c.at("block_n") - 1) / c.at("block_n");
-  auto efficiency = [&](int splits) {
-    const long long n = ctas * splits;
-    const long long waves = (n + slots - 1) / slots;
-    return static_cast<double>(n) / static_cast<double>(waves * slots);
-  };
+namespace {
+
+// The split counts a launch plan may choose (auto_splits), ascending: the domain's fixed counts from 1 to 16
+// (so that the heuristic can compile the count in, and a search meets the same counts) that leave every
+// chunk at least two K/V blocks and fit the workspace limit, a count whose chunk length equals the previous
+// one's skipped (it only adds empty chunks). 1 always.
+std::vector<int> eligible_splits(const Config& c, const Problem& p) {
   constexpr int kMaxAutoSplits = 16;
   std::vector<int> candidates;
   for (const Parameter& param : parameters()) {
@@ -1690,20 +1698,58 @@ int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
       if (v >= 1 && v <= kMaxAutoSplits) candidates.push_back(v);
   }
   std::sort(candidates.begin(), candidates.end());
+  const int kv_blocks = (p.skv + c.at("block_n") - 1) / c.at("block_n");
   std::vector<int> eligible;
   int previous_chunk = -1;
   for (int s : candidates) {
     const int chunk = (kv_blocks + s - 1) / s;
     if (s > 1 && (chunk < 2 || chunk == previous_chunk)) continue;
     previous_chunk = chunk;
-    if (split_workspace_bytes(p, s) <= kMaxSplitWorkspaceBytes) eligible.push_back(s);
+    if (s == 1 || split_workspace_bytes(p, s) <= kMaxSplitWorkspaceBytes) eligible.push_back(s);
   }
+  return eligible;
+}
+
+}  // namespace
+
+int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
+  // Split-KV exists to fill the GPU when the unsplit grid cannot: few (query tile, head, batch) CTAs, each
+  // walking a long K/V range, as in decode. The rule (flash-decoding's, in waves of resident CTAs):
+  //   - slots = SMs x the CTAs one SM holds (resident_ctas); a grid of n CTAs runs in ceil(n / slots)
+  //     waves and keeps n / (waves x slots) of the slots busy: its efficiency;
+  //   - a grid that already fills 80% of the slots is not split: splitting only adds partial writes and
+  //     the combine;
+  //   - otherwise the candidates are eligible_splits': 1, 2, 3, 4, 6, 8, 12, 16, each chunk at least two
+  //     K/V blocks (the Q load, the pipeline's prologue and the partial write are paid per chunk). 16 at
+  //     most: the merge at the end of the call reads every chunk's partial row, and on the H100 more
+  //     chunks cost more there than their shorter walk saved (b1 hq32 hkv8 skv2048 decode: 8.2
+  //     us with 16 chunks, 9.2 us with 32; MQA b2 hq8 skv5000: 9.9 us with 16, 10.2 us with 32;
+  //     evidence/results/h100/decode/probe). A search can still pick up to 64;
+  //   - the smallest count within 85% of the best efficiency wins: fewer chunks, less combine work.
+  const long long ctas = unsplit_ctas(c, p);
+  const long long slots = static_cast<long long>(limits.sm_count) * resident_ctas(c, p, limits);
+  if (ctas >= slots * 8 / 10) return 1;
+  auto efficiency = [&](int splits) {
+    const long long n = ctas * splits;
+    const long long waves = (n + slots - 1) / slots;
+    return static_cast<double>(n) / static_cast<double>(waves * slots);
+  };
+  const std::vector<int> eligible = eligible_splits(c, p);
   double best = 0;
   for (int s : eligible) best = std::max(best, efficiency(s));
   for (int s : eligible) {
     if (efficiency(s) >= 0.85 * best) return s;
   }
   return 1;
+}
+
+int fewest_splits_filling(const Config& c, const Problem& p, long long streams) {
+  const long long ctas = unsplit_ctas(c, p);
+  const std::vector<int> eligible = eligible_splits(c, p);
+  for (int s : eligible) {
+    if (ctas * s * 10 >= streams * 8) return s;
+  }
+  return eligible.back();
 }
 
 TensorStrides dense_strides(int heads, int seq, int head_dim) {

@@ -136,6 +136,9 @@ bool programmatic_combine(const runtime::Kernel& combine);
 void prepare_kernel(const runtime::Kernel& kernel, const Config& config, int dynamic_shared_bytes);
 // The chunk count splits=auto chooses (1: no split).
 int auto_splits(const Config& config, const Problem& problem, const DeviceLimits& limits);
+// The fewest chunks (of those auto_splits may choose) whose grid fills 80% of `streams`, the K/V streams
+// the SMs hold (the split rule of sm_90 decode grids, heuristic_config); the most where none does.
+int fewest_splits_filling(const Config& config, const Problem& problem, long long streams);
 // Bytes of the split workspace for `splits` chunks (0 for one).
 std::size_t split_workspace_bytes(const Problem& problem, int splits);
 // Points the kernel arguments at a workspace of plan.workspace_bytes (partial outputs and their LSEs when
@@ -162,6 +165,9 @@ TensorStrides normalised_strides(TensorStrides strides, int batch, int heads, in
 long long query_tiles(const Config& config, const Problem& problem);
 // CTAs of the grid before splitting: query tiles x heads (KV heads when packed) x batch.
 long long unsplit_ctas(const Config& config, const Problem& problem);
+// CTAs of the config one SM holds at once, by shared memory and threads (registers are known only after
+// compiling).
+int resident_ctas(const Config& config, const Problem& problem, const DeviceLimits& limits);
 
 // tile_order=sections' cut of the launch's `pairs` (batch, head) pairs (the KV heads' when packed) into
 // sections of `section_heads` (the launch plan's; at least 1, at most all of them), read by the kernels'
