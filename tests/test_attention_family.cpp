@@ -703,7 +703,7 @@ TEST(AttentionHeuristic, DecodeGridsOfHalfTheSmsAreNotSplit) {
 }
 
 // d=64 decode tiles hold half a d=128 tile's K/V in flight: an SM streams two, and a grid of half the SMs
-// but less than half their 264 streams is split into the fewest chunks that fill 80% of the streams.
+// but less than half their 264 streams is split into the most chunks that stay within the streams.
 TEST(AttentionHeuristic, D64DecodeGridsUnderHalfTheSmsStreamsAreSplit) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   auto splits = [&](const char* problem) {
@@ -713,11 +713,12 @@ TEST(AttentionHeuristic, D64DecodeGridsUnderHalfTheSmsStreamsAreSplit) {
     return c.at("splits");
   };
   EXPECT_EQ(splits("b=18,hq=32,hkv=4,sq=1,skv=26578,d=64,dtype=bf16"), 3);     // 72 CTAs: 216 of 264
-  EXPECT_EQ(splits("b=34,hq=4,hkv=2,sq=2,skv=5525,d=64"), 4);                // 68 x 3 = 204 < 211
-  EXPECT_EQ(splits("b=110,hq=2,hkv=1,sq=1,skv=29729,d=64,causal=1"), 2);     // 110 x 2 = 220
+  EXPECT_EQ(splits("b=33,hq=4,hkv=2,sq=2,skv=5525,d=64"), 4);                // 66 x 4 = 264
+  EXPECT_EQ(splits("b=34,hq=4,hkv=2,sq=2,skv=5525,d=64"), 3);                // 68 x 4 = 272 > 264
+  EXPECT_EQ(splits("b=100,hq=4,hkv=1,sq=3,skv=18792,d=64"), 2);              // 100 x 3 = 300 > 264
   EXPECT_EQ(splits("b=66,hq=8,hkv=2,sq=1,skv=8000,d=64"), 1);                // 132 CTAs: half the streams
   EXPECT_EQ(splits("b=18,hq=32,hkv=4,sq=1,skv=26578,d=128,dtype=bf16"), 1);    // d=128: one stream an SM
-  // A K/V range too short for the count that fills 80%: the most it may take (chunks of two blocks).
+  // A K/V range too short for three chunks of two blocks: the most it may take.
   EXPECT_EQ(splits("b=18,hq=32,hkv=4,sq=1,skv=256,d=64"), 2);
 }
 

@@ -1144,19 +1144,22 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // grids keep their splits (b1 hq32 hkv8 skv2048: 8 CTAs, 16 chunks 8.2 us).
   // Tiles under 128 rows count the SMs in K/V streams (streaming_ctas_per_sm): a d=64 tile's ring holds
   // half a d=128 tile's bytes in flight, so a grid of them that holds half the SMs but less than half their
-  // 264 streams is split into the fewest chunks that fill 80% of the streams (auto_splits' bound for a grid
-  // that needs no split). On the H100, median us of two rounds, unsplit / that count (probe/call175, decode
-  // over 4446-29729 keys, call174's hole and eight drawn shapes of 68-110 CTAs): b18 hq32 hkv4 sq1 skv26578
-  // bf16 (72 CTAs) 208.1 / 166.3 (3 chunks; 0.870x -> 1.090x flash), b73 hq2 hkv1 sq4 skv16445 (73) 131.5 /
-  // 109.2 (3), b110 hq2 hkv1 sq1 skv29729 causal (110) 299.4 / 278.3 (2), b102 hq4 hkv1 sq2 skv10041
-  // causal (102) 101.5 / 96.5 (3): 5.2-25.2% faster on all nine, and within 3% of the fastest of 2, 3 and 4
-  // chunks on eight (b36 hq4 hkv2 sq3 skv4446 causal: 37.6 against 35.5 us with 4, one of its rounds 34.7).
-  // Six d=128 grids of 83-121 CTAs beside them: unsplit the fastest on five, within 0.3% on the sixth.
+  // 264 streams is split, into the most chunks that stay within the streams (no SM then holds more CTAs
+  // than it streams: a third CTA on an SM of two streams would run in its own tail). On the H100, median us
+  // of two rounds, unsplit / that count (probe/call175, decode over 4446-29729 keys, call174's hole and eight
+  // drawn shapes of 68-110 CTAs): b18 hq32 hkv4 sq1 skv26578 bf16 (72 CTAs) 208.1 / 166.3 (3 chunks; 0.870x
+  // -> 1.090x flash), b73 hq2 hkv1 sq4 skv16445 (73) 131.5 / 109.2 (3), b110 hq2 hkv1 sq1 skv29729 causal
+  // (110) 299.4 / 278.3 (2), b100 hq4 hkv1 sq3 skv18792 (100) 179.8 / 166.3 (2): 5.5-25.2% faster on all
+  // nine, the fastest of 2, 3 and 4 chunks on eight (b36 hq4 hkv2 sq3 skv4446 causal: 37.6 against 35.5 us
+  // with 4, one of its rounds 34.7). Six d=128 grids of 83-121 CTAs beside them: unsplit the fastest on
+  // five, within 0.3% on the sixth. Held out (probe/call176, a first count that filled 80% of the streams):
+  // split 3%+ faster than unsplit on 7 of 8, grids of 132-263 CTAs unsplit within 3% of the fastest on 6 of
+  // 6; that count's two misses, 3 chunks of 101-102 CTAs, 3.1-4.4% behind 2, led to this one.
   const long long ctas = unsplit_ctas(c, p);  // splits, combine and stages below do not change it
   int splits = auto_splits(c, p, limits);
   if (limits.compute_capability == 90 && holds_half_the_sms(ctas, limits)) {
     const long long streams = static_cast<long long>(limits.sm_count) * streaming_ctas_per_sm(c, p, limits);
-    splits = 2 * ctas >= streams ? 1 : fewest_splits_filling(c, p, streams);
+    splits = 2 * ctas >= streams ? 1 : splits_within_streams(c, p, streams);
   }
   c.set("splits", splits);
   if (splits == 1) c.set("combine", kCombineKernel);  // nothing to merge (last_cta needs a split)
@@ -1743,13 +1746,13 @@ int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
   return 1;
 }
 
-int fewest_splits_filling(const Config& c, const Problem& p, long long streams) {
+int splits_within_streams(const Config& c, const Problem& p, long long streams) {
   const long long ctas = unsplit_ctas(c, p);
-  const std::vector<int> eligible = eligible_splits(c, p);
-  for (int s : eligible) {
-    if (ctas * s * 10 >= streams * 8) return s;
+  int most = 1;
+  for (int s : eligible_splits(c, p)) {
+    if (ctas * s <= streams) most = s;
   }
-  return eligible.back();
+  return most;
 }
 
 TensorStrides dense_strides(int heads, int seq, int head_dim) {

@@ -136,9 +136,9 @@ bool programmatic_combine(const runtime::Kernel& combine);
 void prepare_kernel(const runtime::Kernel& kernel, const Config& config, int dynamic_shared_bytes);
 // The chunk count splits=auto chooses (1: no split).
 int auto_splits(const Config& config, const Problem& problem, const DeviceLimits& limits);
-// The fewest chunks (of those auto_splits may choose) whose grid fills 80% of `streams`, the K/V streams
-// the SMs hold (the split rule of sm_90 decode grids, heuristic_config); the most where none does.
-int fewest_splits_filling(const Config& config, const Problem& problem, long long streams);
+// The most chunks (of those auto_splits may choose) whose grid stays within `streams`, the K/V streams the
+// SMs hold (the split rule of sm_90 decode grids, heuristic_config); 1 where none does.
+int splits_within_streams(const Config& config, const Problem& problem, long long streams);
 // Bytes of the split workspace for `splits` chunks (0 for one).
 std::size_t split_workspace_bytes(const Problem& problem, int splits);
 // Points the kernel arguments at a workspace of plan.workspace_bytes (partial outputs and their LSEs when
