@@ -722,6 +722,22 @@ TEST(AttentionHeuristic, D64DecodeGridsUnderHalfTheSmsStreamsAreSplit) {
   EXPECT_EQ(splits("b=18,hq=32,hkv=4,sq=1,skv=256,d=64"), 2);
 }
 
+// Tiles one SM holds alone (d=256 decode): a grid of more CTAs than SMs runs in hard waves and is split by
+// wave efficiency; one whose last wave is nearly full, or that fits one wave, is not.
+TEST(AttentionHeuristic, GridsOfOneAnSmTilesOverTheSmsAreSplitByWaves) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  auto splits = [&](const char* problem) {
+    const Problem p = Problem::parse(problem);
+    const Config c = heuristic_config(p, h100);
+    EXPECT_EQ(resident_ctas(c, p, h100), 1) << problem;
+    return c.at("splits");
+  };
+  EXPECT_EQ(splits("b=43,hq=32,hkv=4,sq=1,skv=4766,d=256"), 2);            // 172 CTAs: 344 of 396
+  EXPECT_EQ(splits("b=18,hq=64,hkv=8,sq=3,skv=29920,d=256,causal=1"), 4);  // 144: 576 of 660
+  EXPECT_EQ(splits("b=65,hq=4,hkv=4,sq=8,skv=25426,d=256,causal=1"), 1);   // 260 of 264
+  EXPECT_EQ(splits("b=113,hq=2,hkv=1,sq=3,skv=4567,d=256"), 1);            // 113: one wave
+}
+
 // d=128 decode grids of 16-row tiles on sm_90, unsplit: two stages where every SM's CTAs share it to the end
 // (more CTAs than SMs, a last wave of 264 slots full or over 33), three where some run alone.
 TEST(AttentionHeuristic, D128DecodeGridsTakeTwoStagesWhereTheirCtasShareSms) {
