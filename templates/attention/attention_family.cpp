@@ -1156,14 +1156,14 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // split 3%+ faster than unsplit on 7 of 8, grids of 132-263 CTAs unsplit within 3% of the fastest on 6 of
   // 6; that count's two misses, 3 chunks of 101-102 CTAs, 3.1-4.4% behind 2, led to this one.
   const long long ctas = unsplit_ctas(c, p);  // splits, combine and stages below do not change it
-  // A tile one SM holds alone (d=256, d=128 64-row tiles: over 114 KB of shared memory) runs a grid of
-  // more CTAs than SMs in hard waves: the last wave's CTAs cannot speed up on their emptied SMs, since each
-  // already has its SM to itself. Such a grid is split by auto_splits' wave efficiency, with the unsplit
-  // grid's own waves counted (auto_splits leaves every grid that fills 80% of the first wave). On the H100,
-  // median us of two rounds, unsplit / that count (probe/call179, d=256 decode): b43 hq32 hkv4 sq1 skv4766
-  // fp16 (172 CTAs: a second wave of 40) 339.8 / 296.5 (2 chunks; 0.848x -> 0.972x flash), b18 hq64 hkv8
-  // sq3 skv29920 causal (144) 1878.5 / 1525.9 (4), b89 hq4 hkv2 sq8 skv2654 (178) 195.1 / 178.6 (2); grids
-  // whose last wave is nearly full (248 and 260 CTAs) stay whole, within 0.4% of the fastest.
+  // A tile one SM holds alone (over half its 228 KiB of shared memory: d=256 tiles, d=128 128-row ones) runs
+  // a grid of more CTAs than SMs in hard waves: the last wave's CTAs cannot speed up on their emptied SMs,
+  // since each already has its SM to itself. Such a grid is split by auto_splits' wave efficiency, with the
+  // unsplit grid's own waves counted (auto_splits leaves every grid that fills 80% of the first wave). On the
+  // H100, median us of two rounds, unsplit / that count (probe/call179, d=256 decode): b43 hq32 hkv4 sq1
+  // skv4766 fp16 (172 CTAs: a second wave of 40) 339.8 / 296.5 (2 chunks; 0.848x -> 0.972x flash), b18 hq64
+  // hkv8 sq3 skv29920 causal (144) 1878.5 / 1525.9 (4), b89 hq4 hkv2 sq8 skv2654 (178) 195.1 / 178.6 (2);
+  // grids whose last wave is nearly full (248 and 260 CTAs) stay whole, within 0.4% of the fastest.
   int splits = auto_splits(c, p, limits);
   if (limits.compute_capability == 90 && resident_ctas(c, p, limits) == 1 && ctas > limits.sm_count) {
     splits = splits_by_waves(c, p, limits.sm_count);
