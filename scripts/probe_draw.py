@@ -13,7 +13,7 @@ batch sized to ~1.5 ms of work at most. A seed and the revision a call drew at g
 again (call158: --seed 20261158 --rev e691b13).
 
 A call whose draw keeps only the problems some rule moves imports this module for `used_problems`,
-`default_config` and `draw` (see their docstrings); its own draw_shapes.py stays in the call's folder as the
+`default_config`, `draw`, `fields` and `unsplit_ctas` (see their docstrings); its own draw_shapes.py stays in the call's folder as the
 record of what ran.
 """
 import argparse
@@ -67,6 +67,22 @@ def default_config(binary, problem):
     if r.returncode != 0:
         sys.exit(f"probe_draw: {binary} compile failed on {problem}: {r.stderr.strip()}")
     return r.stdout.splitlines()[0]
+
+
+def fields(text):
+    """A problem or config string's fields, as strings: "b=2,hq=8" -> {"b": "2", "hq": "8"}."""
+    return dict(kv.split("=") for kv in text.split(","))
+
+
+def unsplit_ctas(problem, config):
+    """The CTAs of the config's grid for the problem before any split, as the family counts them (unsplit_ctas
+    in templates/attention/attention_family.cpp): query tiles x heads (KV heads when pack_gqa packs the
+    group's query heads into the rows) x batch."""
+    p, c = fields(problem), fields(config)
+    packed = c["pack_gqa"] == "on"
+    rows = int(p["sq"]) * (int(p["hq"]) // int(p["hkv"]) if packed else 1)
+    heads = int(p["hkv"] if packed else p["hq"])
+    return int(p["b"]) * heads * math.ceil(rows / int(c["block_m"]))
 
 
 def draw(count, make, wanted, used):

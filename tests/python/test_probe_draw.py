@@ -25,6 +25,22 @@ def fields(problem):
     return {k: int(v) if v.isdigit() else v for k, v in (kv.split("=") for kv in problem.split(","))}
 
 
+class UnsplitCtas(unittest.TestCase):
+    """The grid a draw filters on, counted as the family counts it (attention_family.cpp's unsplit_ctas)."""
+
+    def test_packed_gqa_counts_kv_heads_and_the_groups_rows(self):
+        hole = "b=18,hq=32,hkv=4,sq=1,skv=26578,d=64,causal=0,dtype=bf16"  # 8 rows of one 16-row tile
+        self.assertEqual(probe_draw.unsplit_ctas(hole, "mma=mma_sync,block_m=16,pack_gqa=on"), 72)
+        self.assertEqual(probe_draw.unsplit_ctas(hole, "block_m=16,pack_gqa=off"), 18 * 32)
+        # 3 queries x 8 heads = 24 rows: two 16-row tiles, one 32-row tile.
+        three = "b=5,hq=16,hkv=2,sq=3,skv=900,d=128,causal=1"
+        self.assertEqual(probe_draw.unsplit_ctas(three, "block_m=16,pack_gqa=on"), 5 * 2 * 2)
+        self.assertEqual(probe_draw.unsplit_ctas(three, "block_m=32,pack_gqa=on"), 5 * 2)
+
+    def test_fields_keep_strings(self):
+        self.assertEqual(probe_draw.fields("b=2,mma=wgmma"), {"b": "2", "mma": "wgmma"})
+
+
 class GzippedRecords(unittest.TestCase):
     RECORDS = [{"problem": "b=3,hq=5,hkv=5,sq=7,skv=11,d=64,causal=1,dtype=fp16", "config": "x", "round": r}
                for r in (1, 2)]

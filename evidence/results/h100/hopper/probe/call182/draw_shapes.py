@@ -17,21 +17,10 @@
 # Usage, from the repository root: draw_shapes.py BINARY (a build of d69d5c0 or later).
 import math, random, sys
 sys.path.insert(0, "scripts")
-from probe_draw import used_problems, default_config, draw
+from probe_draw import used_problems, default_config, draw, fields, unsplit_ctas
 
 binary = sys.argv[1]
 used = used_problems(exclude_dir="call182")
-
-
-def parsed(text):
-    return dict(kv.split("=") for kv in text.split(","))
-
-
-def unsplit_ctas(problem, c):
-    p = parsed(problem)
-    packed = c["pack_gqa"] == "on"
-    rows = int(p["sq"]) * (int(p["hq"]) // int(p["hkv"]) if packed else 1)
-    return int(p["b"]) * int(p["hkv"] if packed else p["hq"]) * math.ceil(rows / int(c["block_m"]))
 
 
 def maker(rng, d, max_sq, low_keys):
@@ -47,12 +36,13 @@ def maker(rng, d, max_sq, low_keys):
 
 def grid(low, high, **want):
     def wanted(problem):
-        c = parsed(default_config(binary, problem))
+        config = default_config(binary, problem)
+        c = fields(config)
         if c["mma"] != "mma_sync" or int(c["block_m"]) >= 128 or c["splits"] != "1":
             return False
         if any(c[k] != str(v) for k, v in want.items()):
             return False
-        return low <= unsplit_ctas(problem, c) <= high
+        return low <= unsplit_ctas(problem, config) <= high
     return wanted
 
 
