@@ -13,8 +13,8 @@ batch sized to ~1.5 ms of work at most. A seed and the revision a call drew at g
 again (call158: --seed 20261158 --rev e691b13).
 
 A call whose draw keeps only the problems some rule moves imports this module for `used_problems`,
-`default_config`, `draw`, `fields` and `unsplit_ctas` (see their docstrings); its own draw_shapes.py stays in the call's folder as the
-record of what ran.
+`default_config`, `draw`, `fields` and `unsplit_ctas` (see their docstrings); its own draw_shapes.py stays in
+the call's folder as the record of what ran.
 """
 import argparse
 import gzip

@@ -1,7 +1,8 @@
 """scripts/probe_draw.py, the random problems of a probe call: the same seed gives the same problems, none
 of them already in evidence/, scripts/ or tests/ (gzipped record files included), prefill first and then the
-short ones; the command line prints one shell assignment and refuses a bad count; a draw's grid count matches the
-family's. And the probe calls' records read alike plain or gzipped (scripts/bench_records.py's read_jsonl, which probe_table.py uses).
+short ones; the command line prints one shell assignment and refuses a bad count; a draw's grid count matches
+the family's. And the probe calls' records read alike plain or gzipped (scripts/bench_records.py's read_jsonl,
+which probe_table.py uses).
 
     python3 tests/python/test_probe_draw.py
 """
