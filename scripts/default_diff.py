@@ -10,7 +10,7 @@ sized to ~1.5 ms of work. Prints the count moved and each moved problem with its
 """
 import argparse, math, random
 
-from probe_draw import default_config  # this folder's: `evotune compile --config default`, first line
+from probe_draw import default_config, fields  # this folder's; default_config: the CLI's default, line 1
 
 
 def problems(count, seed):
@@ -46,7 +46,7 @@ def main():
     for p in problems(a.count, a.seed):
         old, new = default_config(a.old, p), default_config(a.new, p)
         if old != new:
-            o, n = dict(kv.split("=") for kv in old.split(",")), dict(kv.split("=") for kv in new.split(","))
+            o, n = fields(old), fields(new)
             moved.append((p, " ".join(f"{k}={o[k]}->{n[k]}" for k in o if o[k] != n.get(k))))
     print(f"{len(moved)} of {a.count} defaults move")
     for p, change in moved:

@@ -1164,12 +1164,14 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // skv4766 fp16 (172 CTAs: a second wave of 40) 339.8 / 296.5 (2 chunks; 0.848x -> 0.972x flash), b18 hq64
   // hkv8 sq3 skv29920 causal (144) 1878.5 / 1525.9 (4), b89 hq4 hkv2 sq8 skv2654 (178) 195.1 / 178.6 (2);
   // grids whose last wave is nearly full (248 and 260 CTAs) stay whole, within 0.4% of the fastest.
-  int splits = auto_splits(c, p, limits);
+  int splits = 0;
   if (limits.compute_capability == 90 && resident_ctas(c, p, limits) == 1 && ctas > limits.sm_count) {
     splits = splits_by_waves(c, p, limits.sm_count);
   } else if (limits.compute_capability == 90 && holds_half_the_sms(ctas, limits)) {
     const long long streams = static_cast<long long>(limits.sm_count) * streaming_ctas_per_sm(c, p, limits);
     splits = 2 * ctas >= streams ? 1 : splits_within_streams(c, p, streams);
+  } else {
+    splits = auto_splits(c, p, limits);
   }
   c.set("splits", splits);
   if (splits == 1) c.set("combine", kCombineKernel);  // nothing to merge (last_cta needs a split)
