@@ -738,6 +738,25 @@ TEST(AttentionHeuristic, GridsOfOneAnSmTilesOverTheSmsAreSplitByWaves) {
   EXPECT_EQ(splits("b=113,hq=2,hkv=1,sq=3,skv=4567,d=256"), 1);            // 113: one wave
 }
 
+// Grids of such tiles from half the SMs up to 80% of them (one wave, SMs idle) split by the same wave
+// efficiency, into chunks of 1024 keys at least; from 80% of the SMs, or where no chunk keeps 1024 keys, not.
+TEST(AttentionHeuristic, OneWaveGridsOfOneAnSmTilesSplitIntoLongChunks) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  auto splits = [&](const char* problem) {
+    const Problem p = Problem::parse(problem);
+    const Config c = heuristic_config(p, h100);
+    EXPECT_EQ(resident_ctas(c, p, h100), 1) << problem;
+    return c.at("splits");
+  };
+  EXPECT_EQ(splits("b=43,hq=2,hkv=2,sq=4,skv=12641,d=256,dtype=bf16"), 3);  // 86 CTAs: 258 of 264
+  EXPECT_EQ(splits("b=98,hq=1,hkv=1,sq=7,skv=14810,d=256,dtype=bf16"), 4);  // 98: 392 of 396
+  EXPECT_EQ(splits("b=95,hq=8,hkv=1,sq=5,skv=5822,d=256"), 4);              // 64-row tile, 1456-key chunks
+  EXPECT_EQ(splits("b=39,hq=16,hkv=2,sq=1,skv=2565,d=256"), 1);  // 3 chunks would be 855 keys; 2 fill no more
+  EXPECT_EQ(splits("b=15,hq=40,hkv=5,sq=4,skv=608,d=256"), 1);   // 75 CTAs over 608 keys
+  EXPECT_EQ(splits("b=30,hq=8,hkv=4,sq=8,skv=21995,d=256"), 1);  // 120 CTAs: 91% of the SMs
+  EXPECT_EQ(splits("b=64,hq=2,hkv=1,sq=1,skv=30000,d=256"), 2);  // 64, under half: auto_splits, 128 of 132
+}
+
 // d=128 decode grids of 16-row tiles on sm_90, unsplit: two stages where every SM's CTAs share it to the end
 // (more CTAs than SMs, a last wave of 264 slots full or over 33), three where some run alone.
 TEST(AttentionHeuristic, D128DecodeGridsTakeTwoStagesWhereTheirCtasShareSms) {

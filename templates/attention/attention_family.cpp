@@ -1164,9 +1164,22 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // skv4766 fp16 (172 CTAs: a second wave of 40) 339.8 / 296.5 (2 chunks; 0.848x -> 0.972x flash), b18 hq64
   // hkv8 sq3 skv29920 causal (144) 1878.5 / 1525.9 (4), b89 hq4 hkv2 sq8 skv2654 (178) 195.1 / 178.6 (2);
   // grids whose last wave is nearly full (248 and 260 CTAs) stay whole, within 0.4% of the fastest.
+  // Such a grid of half the SMs up to 80% of them (auto_splits' bound) runs in one wave that leaves the rest
+  // idle, and on the H100 it streamed K/V at 2.5-2.8 TB/s where full waves reached 3.0: it is split by the
+  // same wave efficiency, among the counts whose chunks keep 1024 keys at least (1 MiB of K/V at d=256 bf16),
+  // since a shorter chunk's fixed costs (Q load, ring fill, partial write, merge) ate the gain. Median us of
+  // two rounds, unsplit / that count (probe/call182, d=256 decode): b43 hq2 hkv2 sq4 skv12641 bf16 (86 CTAs)
+  // 412.8 / 370.9 (3 chunks; 0.904x -> 1.006x cuDNN), b98 hq1 sq7 skv14810 (98) 541.7 / 494.4 (4), b95 hq8
+  // hkv1 sq5 skv5822 (95, 64-row tile) 228.4 / 217.5 (4); b39 hq16 hkv2 sq1 skv2565 (78) with 3 chunks of
+  // 855 keys 79.4 / 81.4; grids of 113 and 120 CTAs (85-91% of the SMs) unsplit within 1.3% of the fastest.
+  const bool one_an_sm = limits.compute_capability == 90 && resident_ctas(c, p, limits) == 1;
+  constexpr int kOneWaveMinChunkKeys = 1024;
   int splits = 0;
-  if (limits.compute_capability == 90 && resident_ctas(c, p, limits) == 1 && ctas > limits.sm_count) {
+  if (one_an_sm && ctas > limits.sm_count) {
     splits = splits_by_waves(c, p, limits.sm_count);
+  } else if (one_an_sm && holds_half_the_sms(ctas, limits)) {
+    const int min_chunk_blocks = (kOneWaveMinChunkKeys + c.at("block_n") - 1) / c.at("block_n");
+    splits = 10 * ctas >= 8LL * limits.sm_count ? 1 : splits_by_waves(c, p, limits.sm_count, min_chunk_blocks);
   } else if (limits.compute_capability == 90 && holds_half_the_sms(ctas, limits)) {
     const long long streams = static_cast<long long>(limits.sm_count) * streaming_ctas_per_sm(c, p, limits);
     splits = 2 * ctas >= streams ? 1 : splits_within_streams(c, p, streams);
@@ -1702,9 +1715,9 @@ namespace {
 
 // The split counts a launch plan may choose (auto_splits), ascending: the domain's fixed counts from 1 to 16
 // (so that the heuristic can compile the count in, and a search meets the same counts) that leave every
-// chunk at least two K/V blocks and fit the workspace limit, a count whose chunk length equals the previous
-// one's skipped (it only adds empty chunks). 1 always.
-std::vector<int> eligible_splits(const Config& c, const Problem& p) {
+// chunk at least min_chunk_blocks K/V blocks and fit the workspace limit, a count whose chunk length equals
+// the previous one's skipped (it only adds empty chunks). 1 always.
+std::vector<int> eligible_splits(const Config& c, const Problem& p, int min_chunk_blocks) {
   constexpr int kMaxAutoSplits = 16;
   std::vector<int> candidates;
   for (const Parameter& param : parameters()) {
@@ -1718,7 +1731,7 @@ std::vector<int> eligible_splits(const Config& c, const Problem& p) {
   int previous_chunk = -1;
   for (int s : candidates) {
     const int chunk = (kv_blocks + s - 1) / s;
-    if (s > 1 && (chunk < 2 || chunk == previous_chunk)) continue;
+    if (s > 1 && (chunk < min_chunk_blocks || chunk == previous_chunk)) continue;
     previous_chunk = chunk;
     if (s == 1 || split_workspace_bytes(p, s) <= kMaxSplitWorkspaceBytes) eligible.push_back(s);
   }
@@ -1746,14 +1759,14 @@ int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
   return splits_by_waves(c, p, slots);
 }
 
-int splits_by_waves(const Config& c, const Problem& p, long long slots) {
+int splits_by_waves(const Config& c, const Problem& p, long long slots, int min_chunk_blocks) {
   const long long ctas = unsplit_ctas(c, p);
   auto efficiency = [&](int splits) {
     const long long n = ctas * splits;
     const long long waves = (n + slots - 1) / slots;
     return static_cast<double>(n) / static_cast<double>(waves * slots);
   };
-  const std::vector<int> eligible = eligible_splits(c, p);
+  const std::vector<int> eligible = eligible_splits(c, p, min_chunk_blocks);
   double best = 0;
   for (int s : eligible) best = std::max(best, efficiency(s));
   for (int s : eligible) {
@@ -1765,7 +1778,7 @@ int splits_by_waves(const Config& c, const Problem& p, long long slots) {
 int splits_within_streams(const Config& c, const Problem& p, long long streams) {
   const long long ctas = unsplit_ctas(c, p);
   int most = 1;
-  for (int s : eligible_splits(c, p)) {
+  for (int s : eligible_splits(c, p, 2)) {
     if (ctas * s <= streams) most = s;
   }
   return most;
