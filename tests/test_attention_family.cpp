@@ -738,8 +738,8 @@ TEST(AttentionHeuristic, GridsOfOneAnSmTilesOverTheSmsAreSplitByWaves) {
   EXPECT_EQ(splits("b=113,hq=2,hkv=1,sq=3,skv=4567,d=256"), 1);            // 113: one wave
 }
 
-// Grids of such tiles from half the SMs up to 80% of them (one wave, SMs idle) split by the same wave
-// efficiency, into chunks of 1024 keys at least; from 80% of the SMs, or where no chunk keeps 1024 keys, not.
+// Grids of such tiles from half the SMs up to 80% of them (one wave, SMs idle) split into the fewest chunks of
+// 1024 keys at least whose grid fills 80% of its waves; from 80% of the SMs, or where no count does, not.
 TEST(AttentionHeuristic, OneWaveGridsOfOneAnSmTilesSplitIntoLongChunks) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   auto splits = [&](const char* problem) {
@@ -752,6 +752,8 @@ TEST(AttentionHeuristic, OneWaveGridsOfOneAnSmTilesSplitIntoLongChunks) {
   EXPECT_EQ(splits("b=98,hq=1,hkv=1,sq=7,skv=14810,d=256,dtype=bf16"), 4);  // 98: 392 of 396
   EXPECT_EQ(splits("b=95,hq=8,hkv=1,sq=5,skv=5822,d=256"), 4);              // 64-row tile, 1456-key chunks
   EXPECT_EQ(splits("b=39,hq=16,hkv=2,sq=1,skv=2565,d=256"), 1);  // 3 chunks would be 855 keys; 2 fill no more
+  EXPECT_EQ(splits("b=68,hq=4,hkv=1,sq=4,skv=5489,d=256"), 1);   // 2-4 chunks fill at most 204 of 264 slots
+  EXPECT_EQ(splits("b=100,hq=8,hkv=1,sq=3,skv=15256,d=256"), 6);  // 32-row tile: 2-4 chunks fill 76%
   EXPECT_EQ(splits("b=15,hq=40,hkv=5,sq=4,skv=608,d=256"), 1);   // 75 CTAs over 608 keys
   EXPECT_EQ(splits("b=30,hq=8,hkv=4,sq=8,skv=21995,d=256"), 1);  // 120 CTAs: 91% of the SMs
   EXPECT_EQ(splits("b=64,hq=2,hkv=1,sq=1,skv=30000,d=256"), 2);  // 64, under half: auto_splits, 128 of 132

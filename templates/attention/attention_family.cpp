@@ -270,6 +270,12 @@ bool groups_fill_whole_warpgroups(const Problem& p) { return p.group() > 1 && 64
 // problem to the mma.sync path (finish_wgmma_heuristic, heuristic_config).
 bool holds_half_the_sms(long long ctas, const DeviceLimits& limits) { return 2 * ctas >= limits.sm_count; }
 
+// The share of `slots` CTA slots a grid of `ctas` keeps busy over its waves: ctas / (waves x slots).
+double wave_efficiency(long long ctas, long long slots) {
+  const long long waves = (ctas + slots - 1) / slots;
+  return static_cast<double>(ctas) / static_cast<double>(waves * slots);
+}
+
 // The CTAs of a tile under 128 rows one SM streams K/V with at full pace, as the split rule of decode grids
 // counts them (heuristic_config): one where the CTA's ring holds at least the bytes in flight of the d=128
 // decode tile's (three stages of 64-key K and V blocks, 96 KiB), which held the pace with one CTA an SM on
@@ -1165,13 +1171,18 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // hkv8 sq3 skv29920 causal (144) 1878.5 / 1525.9 (4), b89 hq4 hkv2 sq8 skv2654 (178) 195.1 / 178.6 (2);
   // grids whose last wave is nearly full (248 and 260 CTAs) stay whole, within 0.4% of the fastest.
   // Such a grid of half the SMs up to 80% of them (auto_splits' bound) runs in one wave that leaves the rest
-  // idle, and on the H100 it streamed K/V at 2.5-2.8 TB/s where full waves reached 3.0: it is split by the
-  // same wave efficiency, among the counts whose chunks keep 1024 keys at least (1 MiB of K/V at d=256 bf16),
-  // since a shorter chunk's fixed costs (Q load, ring fill, partial write, merge) ate the gain. Median us of
-  // two rounds, unsplit / that count (probe/call182, d=256 decode): b43 hq2 hkv2 sq4 skv12641 bf16 (86 CTAs)
-  // 412.8 / 370.9 (3 chunks; 0.904x -> 1.006x cuDNN), b98 hq1 sq7 skv14810 (98) 541.7 / 494.4 (4), b95 hq8
-  // hkv1 sq5 skv5822 (95, 64-row tile) 228.4 / 217.5 (4); b39 hq16 hkv2 sq1 skv2565 (78) with 3 chunks of
-  // 855 keys 79.4 / 81.4; grids of 113 and 120 CTAs (85-91% of the SMs) unsplit within 1.3% of the fastest.
+  // idle, and on the H100 most streamed K/V at 2.5-2.8 TB/s where full waves reached 3.0. It is split into
+  // the fewest chunks whose grid fills 80% of its waves (as auto_splits asks of an unsplit grid), each chunk
+  // 1024 keys at least (1 MiB of K/V at d=256 bf16): a shorter chunk's fixed costs (Q load, ring fill,
+  // partial write, merge) ate the gain. Median us of two rounds, unsplit / that count (probe/call182, d=256
+  // decode): b43 hq2 hkv2 sq4 skv12641 bf16 (86 CTAs) 412.8 / 370.9 (3 chunks; 0.904x -> 1.006x cuDNN), b98
+  // hq1 sq7 skv14810 (98) 541.7 / 494.4 (4), b95 hq8 hkv1 sq5 skv5822 (95, 64-row tile) 228.4 / 217.5 (4);
+  // b39 hq16 hkv2 sq1 skv2565 (78) with 3 chunks of 855 keys 79.4 / 81.4; grids of 113 and 120 CTAs (85-91%
+  // of the SMs) unsplit within 1.3% of the fastest. Held out (probe/call183, the count of 85% of the best
+  // efficiency): 3%+ faster on 7 of 8 drawn shapes (5-22%: b74 hq8 hkv1 sq5 skv5477, 64-row tile, 216.9 /
+  // 169.9) and on b51 hq2 hkv2 sq8 skv14713 (102 CTAs, 6 chunks, 5.0%), but 4.2% slower on b68 hq4 hkv1 sq4
+  // skv5489 bf16 (68 CTAs, 3 chunks filling 204 of 264 slots), which the 80% bound now leaves whole. b23
+  // hq24 hkv3 sq1 skv24599 (69 CTAs, 8 chunks) 1.3% slower: its unsplit grid already streamed 3.03 TB/s.
   const bool one_an_sm = limits.compute_capability == 90 && resident_ctas(c, p, limits) == 1;
   constexpr int kOneWaveMinChunkKeys = 1024;
   int splits = 0;
@@ -1179,7 +1190,8 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
     splits = splits_by_waves(c, p, limits.sm_count);
   } else if (one_an_sm && holds_half_the_sms(ctas, limits)) {
     const int min_chunk_blocks = (kOneWaveMinChunkKeys + c.at("block_n") - 1) / c.at("block_n");
-    splits = 10 * ctas >= 8LL * limits.sm_count ? 1 : splits_by_waves(c, p, limits.sm_count, min_chunk_blocks);
+    splits = 10 * ctas >= 8LL * limits.sm_count ? 1 : fewest_splits_filling_waves(c, p, limits.sm_count,
+                                                                                   min_chunk_blocks);
   } else if (limits.compute_capability == 90 && holds_half_the_sms(ctas, limits)) {
     const long long streams = static_cast<long long>(limits.sm_count) * streaming_ctas_per_sm(c, p, limits);
     splits = 2 * ctas >= streams ? 1 : splits_within_streams(c, p, streams);
@@ -1759,18 +1771,22 @@ int auto_splits(const Config& c, const Problem& p, const DeviceLimits& limits) {
   return splits_by_waves(c, p, slots);
 }
 
-int splits_by_waves(const Config& c, const Problem& p, long long slots, int min_chunk_blocks) {
+int splits_by_waves(const Config& c, const Problem& p, long long slots) {
   const long long ctas = unsplit_ctas(c, p);
-  auto efficiency = [&](int splits) {
-    const long long n = ctas * splits;
-    const long long waves = (n + slots - 1) / slots;
-    return static_cast<double>(n) / static_cast<double>(waves * slots);
-  };
-  const std::vector<int> eligible = eligible_splits(c, p, min_chunk_blocks);
+  auto efficiency = [&](int splits) { return wave_efficiency(ctas * splits, slots); };
+  const std::vector<int> eligible = eligible_splits(c, p, 2);
   double best = 0;
   for (int s : eligible) best = std::max(best, efficiency(s));
   for (int s : eligible) {
     if (efficiency(s) >= 0.85 * best) return s;
+  }
+  return 1;
+}
+
+int fewest_splits_filling_waves(const Config& c, const Problem& p, long long slots, int min_chunk_blocks) {
+  const long long ctas = unsplit_ctas(c, p);
+  for (int s : eligible_splits(c, p, min_chunk_blocks)) {
+    if (s > 1 && wave_efficiency(ctas * s, slots) >= 0.8) return s;
   }
   return 1;
 }

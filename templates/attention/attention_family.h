@@ -137,9 +137,12 @@ void prepare_kernel(const runtime::Kernel& kernel, const Config& config, int dyn
 // The chunk count splits=auto chooses (1: no split).
 int auto_splits(const Config& config, const Problem& problem, const DeviceLimits& limits);
 // auto_splits' choice among its counts over `slots` CTA slots, the unsplit grid included: the fewest chunks
-// within 85% of the best wave efficiency (CTAs / (waves x slots)), among the counts whose chunks keep at least
-// min_chunk_blocks K/V blocks (auto_splits: 2).
-int splits_by_waves(const Config& config, const Problem& problem, long long slots, int min_chunk_blocks = 2);
+// within 85% of the best wave efficiency (CTAs / (waves x slots)).
+int splits_by_waves(const Config& config, const Problem& problem, long long slots);
+// The fewest chunks (of auto_splits' counts, each chunk at least min_chunk_blocks K/V blocks) whose grid keeps
+// 80% of `slots` busy over its waves (the split rule of sm_90 one-wave grids, heuristic_config); 1 where none.
+int fewest_splits_filling_waves(const Config& config, const Problem& problem, long long slots,
+                                int min_chunk_blocks);
 // The most chunks (of those auto_splits may choose) whose grid stays within `streams`, the K/V streams the
 // SMs hold (the split rule of sm_90 decode grids, heuristic_config); 1 where none does.
 int splits_within_streams(const Config& config, const Problem& problem, long long streams);
