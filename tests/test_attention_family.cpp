@@ -752,7 +752,11 @@ TEST(AttentionHeuristic, OneWaveGridsOfOneAnSmTilesSplitIntoLongChunks) {
   EXPECT_EQ(splits("b=98,hq=1,hkv=1,sq=7,skv=14810,d=256,dtype=bf16"), 4);  // 98: 392 of 396
   EXPECT_EQ(splits("b=95,hq=8,hkv=1,sq=5,skv=5822,d=256"), 4);              // 64-row tile, 1456-key chunks
   EXPECT_EQ(splits("b=39,hq=16,hkv=2,sq=1,skv=2565,d=256"), 1);  // 3 chunks would be 855 keys; 2 fill no more
-  EXPECT_EQ(splits("b=68,hq=4,hkv=1,sq=4,skv=5489,d=256"), 1);   // 2-4 chunks fill at most 204 of 264 slots
+  EXPECT_EQ(splits("b=68,hq=4,hkv=1,sq=4,skv=5489,d=256"), 1);   // 16-row tiles: under 55% of the SMs
+  EXPECT_EQ(splits("b=69,hq=4,hkv=1,sq=2,skv=12678,d=256,causal=1"), 1);
+  EXPECT_EQ(splits("b=72,hq=1,hkv=1,sq=1,skv=12678,d=256"), 1);  // 72 CTAs (3 chunks would fill 216 of 264)
+  EXPECT_EQ(splits("b=73,hq=1,hkv=1,sq=1,skv=12678,d=256"), 3);  // from 55%
+  EXPECT_EQ(splits("b=69,hq=32,hkv=1,sq=2,skv=12678,d=256"), 8);  // 64-row tile, from half: 552 of 660
   EXPECT_EQ(splits("b=100,hq=8,hkv=1,sq=3,skv=15256,d=256"), 6);  // 32-row tile: 2-4 chunks fill 76%
   EXPECT_EQ(splits("b=15,hq=40,hkv=5,sq=4,skv=608,d=256"), 1);   // 75 CTAs over 608 keys
   EXPECT_EQ(splits("b=30,hq=8,hkv=4,sq=8,skv=21995,d=256"), 1);  // 120 CTAs: 91% of the SMs

@@ -1183,11 +1183,19 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // 169.9) and on b51 hq2 hkv2 sq8 skv14713 (102 CTAs, 6 chunks, 5.0%), but 4.2% slower on b68 hq4 hkv1 sq4
   // skv5489 bf16 (68 CTAs, 3 chunks filling 204 of 264 slots), which the 80% bound now leaves whole. b23
   // hq24 hkv3 sq1 skv24599 (69 CTAs, 8 chunks) 1.3% slower: its unsplit grid already streamed 3.03 TB/s.
+  // 16-row tiles start at 55% of the SMs: such a CTA alone on its SM streamed ~43 GB/s, so ~70 of them fill
+  // the HBM unsplit (probe/call184: b69 hq4 hkv1 sq2 skv12678 causal, 69 CTAs, 2.98 TB/s, unsplit 300.4 us
+  // against 325.1 with 3 chunks and 328.2 with 8; b70 hq1 sq2 skv8400 2.90 TB/s, unsplit 4.6% faster than 8
+  // chunks; b34 hq4 hkv2 sq4 skv7676, 68 CTAs, 5.5% faster than 3; call183's b68 and b23 likewise), while
+  // grids of 86-88 streamed 2.67 TB/s unsplit and 3.0 split (call182-183).
   const bool one_an_sm = limits.compute_capability == 90 && resident_ctas(c, p, limits) == 1;
+  const bool fills_the_hbm_unsplit = block_m == 16 && 100 * ctas < 55LL * limits.sm_count;
   constexpr int kOneWaveMinChunkKeys = 1024;
   int splits = 0;
   if (one_an_sm && ctas > limits.sm_count) {
     splits = splits_by_waves(c, p, limits.sm_count);
+  } else if (one_an_sm && holds_half_the_sms(ctas, limits) && fills_the_hbm_unsplit) {
+    splits = 1;
   } else if (one_an_sm && holds_half_the_sms(ctas, limits)) {
     const int min_chunk_blocks = (kOneWaveMinChunkKeys + c.at("block_n") - 1) / c.at("block_n");
     splits = 10 * ctas >= 8LL * limits.sm_count ? 1 : fewest_splits_filling_waves(c, p, limits.sm_count,
