@@ -13,7 +13,7 @@ mkdir -p "$OUT/sanitize"
 q_frags=smem,min_ctas=1,overlap=off,qk_split=1,kv_warps=4,splits=2,combine=kernel,pack_gqa=on,pingpong=off,\
 producer_regs=none,scheduler=grid,q_buffers=1,o_store=threads,rescale=every,skip_idle=off,tile_order=heads"
   echo "\$ compute-sanitizer --tool synccheck evotune bench --problem $problem --config $config"
-  timeout 200 compute-sanitizer --tool synccheck --error-exitcode 9 build-device/cli/evotune bench \
+  timeout 150 compute-sanitizer --tool synccheck --error-exitcode 9 build-device/cli/evotune bench \
     --problem "$problem" --config "$config" --no-baseline --reps 3
   echo "exit code $?"; } > "$OUT/sanitize/sanitize_synccheck.txt" 2>&1
 grep -E "ERROR SUMMARY|exit code" "$OUT/sanitize/sanitize_synccheck.txt"
