@@ -1189,7 +1189,7 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // chunks; b34 hq4 hkv2 sq4 skv7676, 68 CTAs, 5.5% faster than 3; call183's b68 and b23 likewise), while
   // grids of 86-88 streamed 2.67 TB/s unsplit and 3.0 split (call182-183).
   const bool one_an_sm = limits.compute_capability == 90 && resident_ctas(c, p, limits) == 1;
-  const bool fills_the_hbm_unsplit = block_m == 16 && 100 * ctas < 55LL * limits.sm_count;
+  const bool fills_the_hbm_unsplit = c.at("block_m") == 16 && 100 * ctas < 55LL * limits.sm_count;
   constexpr int kOneWaveMinChunkKeys = 1024;
   int splits = 0;
   if (one_an_sm && ctas > limits.sm_count) {
