@@ -5,11 +5,15 @@
 # steps (1-8 queries, 2000-32000 keys, 4-32 heads) whose default is an unsplit grid of 132+ CTAs of the d=128
 # 16-row mma.sync tile (the K/V stream is the whole cost).
 # Configs (run.sh): the default; the other stage count (2 <-> 3); 128-key blocks two deep (one CTA an SM);
-# the wgmma mainloop with TMA, 64 rows of 128-key blocks three deep (one CTA an SM); 64-key blocks four deep.
+# the wgmma mainloop with TMA, 64 rows of 128-key blocks three deep (one CTA an SM); 64-key blocks four deep;
+# and 2 chunks (a tail model: a last wave of under ~70 of these CTAs streams at the CTAs' own pace, not the
+# HBM's; b80's 320 CTAs leave 56 after 264 slots, 2 chunks leave 112).
 # Predictions, written before any measurement:
 #   the default below cuDNN on at least five of the ten (the class is systematically 2-3% behind)
 #   the wgmma 64x128 three-deep config faster than the default on at least five of the ten (one thread
 #   issues each 32 KiB block by TMA, where the cp.async ring issues 16-byte copies from every thread)
+#   2 chunks 2%+ faster than the default on b80; within 2% of it on the four grids of 4+ waves (b43 hq32,
+#   b101, b70, b115), where one short last wave weighs little
 # Usage, from the repository root: draw_shapes.py BINARY (a build of 6f79240 or later).
 import math, random, sys
 sys.path.insert(0, "scripts")
