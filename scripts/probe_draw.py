@@ -13,8 +13,8 @@ batch sized to ~1.5 ms of work at most. A seed and the revision a call drew at g
 again (call158: --seed 20261158 --rev e691b13).
 
 A call whose draw keeps only the problems some rule moves imports this module for `used_problems`,
-`default_config`, `draw`, `fields` and `unsplit_ctas` (see their docstrings); its own draw_shapes.py stays in
-the call's folder as the record of what ran.
+`default_config`, `draw`, `decode_steps`, `fields` and `unsplit_ctas` (see their docstrings); its own
+draw_shapes.py stays in the call's folder as the record of what ran.
 """
 import argparse
 import gzip
@@ -83,6 +83,23 @@ def unsplit_ctas(problem, config):
     rows = int(p["sq"]) * (int(p["hq"]) // int(p["hkv"]) if packed else 1)
     heads = int(p["hkv"] if packed else p["hq"])
     return int(p["b"]) * heads * math.ceil(rows / int(c["block_m"]))
+
+
+def decode_steps(rng, head_dims, low_keys, max_batch, max_queries=8, groups=(1, 2, 4, 8),
+                 kv_heads=(1, 2, 4, 8), causal_share=0.3):
+    """A maker for draw(): random decode steps, (key, dtype) per call, in the order the decode draws of
+    probe/call176-185 took them from rng: the GQA group, the KV heads, the keys (log-uniform from low_keys to
+    32000), the head dim (only when head_dims has more than one), the batch (1-max_batch), the queries
+    (1-max_queries), causal (a causal_share of them), the dtype."""
+    def one():
+        group = rng.choice(groups)
+        hkv = rng.choice(kv_heads)
+        skv = int(math.exp(rng.uniform(math.log(low_keys), math.log(32000))))
+        d = rng.choice(head_dims) if len(head_dims) > 1 else head_dims[0]
+        key = (f"b={rng.randint(1, max_batch)},hq={hkv * group},hkv={hkv},sq={rng.randint(1, max_queries)},"
+               f"skv={skv},d={d},causal={int(rng.random() < causal_share)}")
+        return key, rng.choice(["fp16", "bf16"])
+    return one
 
 
 def draw(count, make, wanted, used):

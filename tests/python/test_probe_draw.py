@@ -1,8 +1,8 @@
 """scripts/probe_draw.py, the random problems of a probe call: the same seed gives the same problems, none
 of them already in evidence/, scripts/ or tests/ (gzipped record files included), prefill first and then the
 short ones; the command line prints one shell assignment and refuses a bad count; a draw's grid count matches
-the family's. And the probe calls' records read alike plain or gzipped (scripts/bench_records.py's read_jsonl,
-which probe_table.py uses).
+the family's; the decode-step maker draws as the calls' own did. And the probe calls' records read alike
+plain or gzipped (scripts/bench_records.py's read_jsonl, which probe_table.py uses).
 
     python3 tests/python/test_probe_draw.py
 """
@@ -40,6 +40,30 @@ class UnsplitCtas(unittest.TestCase):
 
     def test_fields_keep_strings(self):
         self.assertEqual(probe_draw.fields("b=2,mma=wgmma"), {"b": "2", "mma": "wgmma"})
+
+
+class DecodeSteps(unittest.TestCase):
+    """The decode-step maker draws as the calls' own makers did: probe/call184's DECODE (seed 20261188, every
+    head dim, 1000+ keys, batch up to 160) began with these three problems."""
+
+    def test_call184s_first_decode_steps(self):
+        import random
+        make = probe_draw.decode_steps(random.Random(20261188), [64, 128, 256], 1000, 160)
+        self.assertEqual([make() for _ in range(3)], [
+            ("b=30,hq=4,hkv=1,sq=1,skv=5107,d=64,causal=1", "fp16"),
+            ("b=103,hq=16,hkv=8,sq=8,skv=2484,d=64,causal=1", "bf16"),
+            ("b=122,hq=8,hkv=8,sq=7,skv=2107,d=64,causal=1", "bf16")])
+
+    def test_fields_stay_in_their_ranges(self):
+        import random
+        make = probe_draw.decode_steps(random.Random(7), [256], 2000, 105, max_queries=4, groups=(1, 8))
+        for _ in range(200):
+            key, dtype = make()
+            p = fields(key)
+            self.assertTrue(1 <= p["b"] <= 105 and 1 <= p["sq"] <= 4 and 2000 <= p["skv"] <= 32000, key)
+            self.assertIn(p["hq"] // p["hkv"], (1, 8))
+            self.assertEqual(p["d"], 256)
+            self.assertIn(dtype, ("fp16", "bf16"))
 
 
 class GzippedRecords(unittest.TestCase):
