@@ -87,10 +87,10 @@ def unsplit_ctas(problem, config):
 
 def decode_steps(rng, head_dims, low_keys, max_batch, max_queries=8, groups=(1, 2, 4, 8),
                  kv_heads=(1, 2, 4, 8), causal_share=0.3):
-    """A maker for draw(): random decode steps, (key, dtype) per call, in the order the decode draws of
-    probe/call176-185 took them from rng: the GQA group, the KV heads, the keys (log-uniform from low_keys to
-    32000), the head dim (only when head_dims has more than one), the batch (1-max_batch), the queries
-    (1-max_queries), causal (a causal_share of them), the dtype."""
+    """A maker for draw(): random decode steps, (key, dtype) per call, taken from rng in the order of the
+    decode draws of probe/call181 and call184 (DECODE): the GQA group, the KV heads, the keys (log-uniform
+    from low_keys to 32000), the head dim (no draw for a single one, as in call183 and call185), the batch
+    (1-max_batch), the queries (1-max_queries), causal (a causal_share of them), the dtype."""
     def one():
         group = rng.choice(groups)
         hkv = rng.choice(kv_heads)
