@@ -1187,7 +1187,7 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // the HBM unsplit (probe/call184: b69 hq4 hkv1 sq2 skv12678 causal, 69 CTAs, 2.98 TB/s, unsplit 300.4 us
   // against 325.1 with 3 chunks and 328.2 with 8; b70 hq1 sq2 skv8400 2.90 TB/s, unsplit 4.6% faster than 8
   // chunks; b34 hq4 hkv2 sq4 skv7676, 68 CTAs, 5.5% faster than 3; call183's b68 and b23 likewise), while
-  // grids of 86-88 streamed 2.67 TB/s unsplit and 3.0 split (call182-183). Held out (probe/call185): five
+  // grids of 86-88 streamed 2.65-2.70 TB/s unsplit and 3.0 split (call182-183). Held out (probe/call185): five
   // 16-row grids of 84-100 CTAs split 3.8-11.7% faster than whole, three of 68-72 fastest whole (1.8-5.0%).
   const bool one_an_sm = limits.compute_capability == 90 && resident_ctas(c, p, limits) == 1;
   const bool fills_the_hbm_unsplit = c.at("block_m") == 16 && 100 * ctas < 55LL * limits.sm_count;
