@@ -1195,12 +1195,12 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   int splits = 0;
   if (one_an_sm && ctas > limits.sm_count) {
     splits = splits_by_waves(c, p, limits.sm_count);
-  } else if (one_an_sm && holds_half_the_sms(ctas, limits) && fills_the_hbm_unsplit) {
-    splits = 1;
   } else if (one_an_sm && holds_half_the_sms(ctas, limits)) {
+    const bool fills_most_sms = 10 * ctas >= 8LL * limits.sm_count;
     const int min_chunk_blocks = (kOneWaveMinChunkKeys + c.at("block_n") - 1) / c.at("block_n");
-    splits = 10 * ctas >= 8LL * limits.sm_count ? 1 : fewest_splits_filling_waves(c, p, limits.sm_count,
-                                                                                   min_chunk_blocks);
+    splits = fills_the_hbm_unsplit || fills_most_sms
+                 ? 1
+                 : fewest_splits_filling_waves(c, p, limits.sm_count, min_chunk_blocks);
   } else if (limits.compute_capability == 90 && holds_half_the_sms(ctas, limits)) {
     const long long streams = static_cast<long long>(limits.sm_count) * streaming_ctas_per_sm(c, p, limits);
     splits = 2 * ctas >= streams ? 1 : splits_within_streams(c, p, streams);
