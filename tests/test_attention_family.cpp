@@ -776,11 +776,37 @@ TEST(AttentionHeuristic, D128DecodeGridsTakeTwoStagesWhereTheirCtasShareSms) {
   };
   EXPECT_EQ(stages("b=28,hq=32,hkv=8,sq=4,skv=3902,d=128"), 2);    // 224 CTAs, one wave
   EXPECT_EQ(stages("b=33,hq=8,hkv=8,sq=1,skv=4000,d=128"), 2);     // 264: a full wave
-  EXPECT_EQ(stages("b=46,hq=16,hkv=8,sq=6,skv=10072,d=128"), 2);   // 368: a last wave of 104
+  EXPECT_EQ(stages("b=50,hq=16,hkv=8,sq=6,skv=10072,d=128"), 2);   // 400: a last wave of 136
   EXPECT_EQ(stages("b=33,hq=8,hkv=2,sq=1,skv=3442,d=128"), 3);     // 66 CTAs, each alone on its SM
   EXPECT_EQ(stages("b=33,hq=4,hkv=4,sq=1,skv=4000,d=128"), 3);     // 132: one an SM
   EXPECT_EQ(stages("b=36,hq=8,hkv=8,sq=10,skv=2538,d=128"), 3);    // 288: a last wave of 24
   EXPECT_EQ(stages("b=24,hq=24,hkv=24,sq=16,skv=4632,d=64"), 3);   // d=64: as before
+}
+
+// d=128 decode grids of 16-row tiles on sm_90 of 2-6 waves of 264 slots whose last wave holds more than a
+// quarter of the SMs but fewer CTAs than SMs (each of them alone on its SM): 2 chunks of 1024+ keys, with the
+// unsplit grid's two stages. Everything else as before.
+TEST(AttentionHeuristic, D128DecodeGridsWithALoneLastWaveSplitInTwo) {
+  const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  auto chosen = [&](const char* problem) {
+    const Config c = heuristic_config(Problem::parse(problem), h100);
+    EXPECT_EQ(c.at("mma"), kMmaSync) << problem;
+    return std::pair{c.at("splits"), c.at("stages")};
+  };
+  using Chosen = std::pair<int, int>;  // splits, stages
+  EXPECT_EQ(chosen("b=80,hq=4,hkv=4,sq=8,skv=26684,d=128"), Chosen(2, 2));   // 320 CTAs: a last wave of 56
+  EXPECT_EQ(chosen("b=43,hq=32,hkv=32,sq=1,skv=12790,d=128"), Chosen(2, 2));  // 1376: 6 waves, 56
+  EXPECT_EQ(chosen("b=46,hq=16,hkv=8,sq=6,skv=10072,d=128"), Chosen(2, 2));   // packed GQA, 368: 104
+  EXPECT_EQ(chosen("b=298,hq=1,hkv=1,sq=1,skv=4000,d=128"), Chosen(2, 2));    // 34: over a quarter
+  EXPECT_EQ(chosen("b=297,hq=1,hkv=1,sq=1,skv=4000,d=128"), Chosen(1, 3));    // 33: three stages instead
+  EXPECT_EQ(chosen("b=395,hq=1,hkv=1,sq=1,skv=4000,d=128"), Chosen(2, 2));    // 131
+  EXPECT_EQ(chosen("b=396,hq=1,hkv=1,sq=1,skv=4000,d=128"), Chosen(1, 2));    // 132: every SM's pair
+  EXPECT_EQ(chosen("b=1640,hq=1,hkv=1,sq=1,skv=4000,d=128"), Chosen(1, 2));   // 7 waves
+  EXPECT_EQ(chosen("b=124,hq=24,hkv=24,sq=5,skv=3479,d=128"), Chosen(1, 2));  // 12 waves
+  EXPECT_EQ(chosen("b=41,hq=4,hkv=4,sq=3,skv=6436,d=128,causal=1"), Chosen(1, 2));  // 164: under the slots
+  EXPECT_EQ(chosen("b=80,hq=4,hkv=4,sq=8,skv=1900,d=128"), Chosen(1, 2));    // 2 chunks of 950 keys
+  EXPECT_EQ(chosen("b=50,hq=32,hkv=8,sq=8,skv=14304,d=128").first, 1);      // a 32-row tile
+  EXPECT_EQ(chosen("b=20,hq=32,hkv=32,sq=1,skv=2110,d=64").first, 1);       // d=64: four an SM
 }
 
 // Causal d=64 GQA from 1536 keys where the long-range config has 192-row tiles (at least four per SM): packed

@@ -1189,18 +1189,43 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // chunks; b34 hq4 hkv2 sq4 skv7676, 68 CTAs, 5.5% faster than 3; call183's b68 and b23 likewise), while
   // grids of 86-88 streamed 2.65-2.70 TB/s unsplit and 3.0 split (call182-183). Held out (probe/call185): five
   // 16-row grids of 84-100 CTAs split 3.8-11.7% faster than whole, three of 68-72 fastest whole (1.8-5.0%).
+  //
+  // d=128 16-row tiles (two an SM, 264 slots on the H100) in grids of more CTAs than the slots, whose last
+  // wave holds more than a quarter of the SMs but fewer CTAs than SMs: those CTAs run one to an SM, at a
+  // CTA's own pace, and on the H100 ~83 of them were needed to stream at the HBM's (a loss near (83 - last
+  // wave) / CTAs of the whole call, fit to b80, b83, b73, b43 and b70 below). 2 chunks of 1024+ keys double
+  // the last wave and halve the CTAs' length.
+  // Median us of two rounds, unsplit / 2 chunks (probe/call188-189, MHA decode): b80 hq4 sq8 skv26684 (320
+  // CTAs, a last wave of 56) 1574.4 / 1440.0 (1.003x -> 1.097x cuDNN), b83 hq4 sq8 skv3545 bf16 (332: 68)
+  // 218.2 / 207.8, b73 hq8 sq4 skv6454 (584: 56) 664.4 / 637.2, b29 hq12 sq2 skv3727 (348: 84) 233.4 /
+  // 224.1 (0.985x -> 1.026x), b23 hq16 sq6 skv30870 bf16 (368: 104) 1942.6 / 1870.6, b43 hq32 sq1 skv12790
+  // (1376: 56) 2961.3 / 2898.3, b70 hq16 sq8 skv11553 (1120: 64) 2177.1 / 2143.7; level (within 0.1%) with
+  // last waves of 112-120 (b20 hq32 sq8, b16 hq24 sq6). Past 6 waves the last one weighs little and the
+  // split's own cost showed (b124 hq24 sq5 skv3479 bf16, 12 waves, a last of 72: 1.3% slower; b101 hq32 sq4
+  // skv14631, 13 waves: level); within 6 the worst was b36 hq40 sq3 skv4954 (a last of 120): 0.5% slower.
+  // Last waves of 132+ streamed at the HBM's pace (2 chunks 0.2-1.4% slower on five), and ones of a quarter
+  // of the SMs or less take three stages (below), with which 2 chunks went either way (b34 hq8 sq8 causal, 8:
+  // 6.8% faster; b103 hq8 sq7, 32: 3.4% slower); d=64 tiles (four an SM) gained nothing from 2-6 chunks
+  // (four grids, call189).
   const bool one_an_sm = limits.compute_capability == 90 && resident_ctas(c, p, limits) == 1;
   const bool fills_the_hbm_unsplit = c.at("block_m") == 16 && 100 * ctas < 55LL * limits.sm_count;
-  constexpr int kOneWaveMinChunkKeys = 1024;
+  constexpr int kMinChunkKeys = 1024;
+  const int min_chunk_blocks = (kMinChunkKeys + c.at("block_n") - 1) / c.at("block_n");
+  const long long slots = static_cast<long long>(limits.sm_count) * resident_ctas(c, p, limits);
+  const long long last_wave = ctas % slots;
+  const bool lone_last_wave = limits.compute_capability == 90 && p.d == 128 && c.at("block_m") == 16 &&
+                              ctas > slots && ctas <= 6 * slots && last_wave > limits.sm_count / 4 &&
+                              last_wave < limits.sm_count;
   int splits = 0;
   if (one_an_sm && ctas > limits.sm_count) {
     splits = splits_by_waves(c, p, limits.sm_count);
   } else if (one_an_sm && holds_half_the_sms(ctas, limits)) {
     const bool fills_most_sms = 10 * ctas >= 8LL * limits.sm_count;
-    const int min_chunk_blocks = (kOneWaveMinChunkKeys + c.at("block_n") - 1) / c.at("block_n");
     splits = fills_the_hbm_unsplit || fills_most_sms
                  ? 1
                  : fewest_splits_filling_waves(c, p, limits.sm_count, min_chunk_blocks);
+  } else if (lone_last_wave) {
+    splits = eligible_split(c, p, 2, min_chunk_blocks) ? 2 : 1;
   } else if (limits.compute_capability == 90 && holds_half_the_sms(ctas, limits)) {
     const long long streams = static_cast<long long>(limits.sm_count) * streaming_ctas_per_sm(c, p, limits);
     splits = 2 * ctas >= streams ? 1 : splits_within_streams(c, p, streams);
@@ -1217,8 +1242,9 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // grids of 66-128 CTAs, and last waves of 4-24). Held out first with a last-wave bound of 132 (call168,
   // written before the call): right on 13 of 16; the three wrong had last waves of 104-120, and the quarter
   // of the SMs is fit on all 36 (held out in call169). d=64 (four CTAs an SM) was level (call166): as is.
-  if (limits.compute_capability == 90 && splits == 1 && p.d == 128 && block_m == 16 && c.at("stages") == 3 &&
-      shares_sms_to_the_end(ctas, limits.sm_count * 2LL, limits)) {
+  // The lone last wave's 2 chunks keep the unsplit grid's stages (two: it was measured so, call188-189).
+  if (limits.compute_capability == 90 && (splits == 1 || lone_last_wave) && p.d == 128 && block_m == 16 &&
+      c.at("stages") == 3 && shares_sms_to_the_end(ctas, limits.sm_count * 2LL, limits)) {
     c.set("stages", 2);
   }
   return c;
@@ -1790,6 +1816,11 @@ int splits_by_waves(const Config& c, const Problem& p, long long slots) {
     if (efficiency(s) >= 0.85 * best) return s;
   }
   return 1;
+}
+
+bool eligible_split(const Config& c, const Problem& p, int splits, int min_chunk_blocks) {
+  const std::vector<int> eligible = eligible_splits(c, p, min_chunk_blocks);
+  return std::find(eligible.begin(), eligible.end(), splits) != eligible.end();
 }
 
 int fewest_splits_filling_waves(const Config& c, const Problem& p, long long slots, int min_chunk_blocks) {

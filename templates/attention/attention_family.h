@@ -139,6 +139,9 @@ int auto_splits(const Config& config, const Problem& problem, const DeviceLimits
 // auto_splits' choice among its counts over `slots` CTA slots, the unsplit grid included: the fewest chunks
 // within 85% of the best wave efficiency (CTAs / (waves x slots)).
 int splits_by_waves(const Config& config, const Problem& problem, long long slots);
+// Whether `splits` is one of auto_splits' counts for the problem with chunks of min_chunk_blocks K/V blocks
+// at least (a count whose chunks repeat a smaller count's length is not).
+bool eligible_split(const Config& config, const Problem& problem, int splits, int min_chunk_blocks);
 // The fewest chunks (of auto_splits' counts, each chunk at least min_chunk_blocks K/V blocks) whose grid keeps
 // 80% of `slots` busy over its waves (the split rule of sm_90 one-wave grids, heuristic_config); 1 where none.
 int fewest_splits_filling_waves(const Config& config, const Problem& problem, long long slots,
