@@ -1213,9 +1213,10 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   const int min_chunk_blocks = (kMinChunkKeys + c.at("block_n") - 1) / c.at("block_n");
   const long long slots = static_cast<long long>(limits.sm_count) * resident_ctas(c, p, limits);
   const long long last_wave = ctas % slots;
+  constexpr long long kMostWavesSplitForALoneLastWave = 6;
   const bool lone_last_wave = limits.compute_capability == 90 && p.d == 128 && c.at("block_m") == 16 &&
-                              ctas > slots && ctas <= 6 * slots && last_wave > limits.sm_count / 4 &&
-                              last_wave < limits.sm_count;
+                              ctas > slots && ctas <= kMostWavesSplitForALoneLastWave * slots &&
+                              last_wave > limits.sm_count / 4 && last_wave < limits.sm_count;
   int splits = 0;
   if (one_an_sm && ctas > limits.sm_count) {
     splits = splits_by_waves(c, p, limits.sm_count);
