@@ -1207,11 +1207,12 @@ Config heuristic_config(const Problem& p, const DeviceLimits& limits) {
   // of the SMs or less take three stages (below), with which 2 chunks went either way (b34 hq8 sq8 causal, 8:
   // 6.8% faster; b103 hq8 sq7, 32: 3.4% slower); d=64 tiles (four an SM) gained nothing from 2-6 chunks
   // (four grids, call189).
-  const bool one_an_sm = limits.compute_capability == 90 && resident_ctas(c, p, limits) == 1;
+  const int resident = resident_ctas(c, p, limits);
+  const bool one_an_sm = limits.compute_capability == 90 && resident == 1;
   const bool fills_the_hbm_unsplit = c.at("block_m") == 16 && 100 * ctas < 55LL * limits.sm_count;
   constexpr int kMinChunkKeys = 1024;
   const int min_chunk_blocks = (kMinChunkKeys + c.at("block_n") - 1) / c.at("block_n");
-  const long long slots = static_cast<long long>(limits.sm_count) * resident_ctas(c, p, limits);
+  const long long slots = static_cast<long long>(limits.sm_count) * resident;
   const long long last_wave = ctas % slots;
   constexpr long long kMostWavesSplitForALoneLastWave = 6;
   const bool lone_last_wave = limits.compute_capability == 90 && p.d == 128 && c.at("block_m") == 16 &&
