@@ -7,6 +7,7 @@
 #include <span>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "runtime/cubin_cache.h"
 #include "runtime/cuda_objects.h"
@@ -40,6 +41,11 @@ struct AttentionLauncher::Impl {
   // The split workspace, grown on demand, and where the last zeroed tile counters are (see launch()).
   mutable std::optional<runtime::DeviceBuffer> workspace;
   mutable std::pair<CUdeviceptr, std::size_t> zeroed_counters{0, 0};
+  // Set once a launch was captured into a CUDA graph. A graph's replays use the workspace it was captured
+  // with, behind the launcher's back, so from then on a grown workspace keeps the old one alive (retired)
+  // and every launch zeroes its counters instead of trusting zeroed_counters.
+  mutable bool captured = false;
+  mutable std::vector<runtime::DeviceBuffer> retired_workspaces;
   // The last launch's arguments: a launch of the same shape on the same Q, K and V reuses its TMA
   // descriptors (attention::KernelArguments::bind) instead of encoding three again on the host.
   mutable std::optional<attention::KernelArguments> arguments;
@@ -236,18 +242,37 @@ void AttentionLauncher::launch(const AttentionShape& call_shape, CUdeviceptr q, 
   // The caller's thread may have another context current (or none); the module lives in the primary one.
   m.context->make_current();
   const attention::LaunchPlan& plan = m.plan;
+  // Only a launch that uses the workspace asks whether its stream is being captured (a host-side query).
+  bool capturing = false;
+  if (plan.workspace_bytes > 0) {
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    EVOTUNE_CU(cuStreamIsCapturing(stream, &status), "asking whether the attention stream is being captured");
+    capturing = status != CU_STREAM_CAPTURE_STATUS_NONE;
+    m.captured = m.captured || capturing;
+  }
   if (plan.workspace_bytes > 0 && (!m.workspace || m.workspace->bytes() < plan.workspace_bytes)) {
-    m.workspace.reset();  // free the smaller one first: the device may not hold both
+    if (capturing) {
+      throw std::runtime_error(fmt::format(
+          "tuned attention ({}): this shape needs a {}-byte workspace the launcher has not allocated, and its "
+          "stream is being captured into a CUDA graph, where allocating is not allowed: run the shape once on "
+          "this stream before capturing",
+          m.config_text, plan.workspace_bytes));
+    }
+    if (m.captured && m.workspace) {
+      m.retired_workspaces.push_back(std::move(*m.workspace));  // a graph may still use it
+    }
+    m.workspace.reset();  // otherwise free the smaller one first: the device may not hold both
     m.workspace.emplace(plan.workspace_bytes, "workspace of the attention launcher");
     m.zeroed_counters = {0, 0};
   }
   attention::bind_workspace(params, plan, shape.d, m.workspace ? m.workspace->get() : 0);
   // The counters (combine=last_cta, scheduler=dynamic) must read zero when the kernel starts. Each launch leaves its
   // counters at zero, but another shape puts them elsewhere in the workspace (after its partials), over
-  // bytes an earlier shape's partials may have left: zero them, in stream order, whenever they move.
+  // bytes an earlier shape's partials may have left: zero them, in stream order, whenever they move, and on
+  // every launch once one was captured (a graph's replays write partials the launcher does not see).
   const std::pair<CUdeviceptr, std::size_t> counters{reinterpret_cast<CUdeviceptr>(params.counters),
                                                      plan.counters};
-  if (plan.counters > 0 && counters != m.zeroed_counters) {
+  if (plan.counters > 0 && (counters != m.zeroed_counters || m.captured)) {
     EVOTUNE_CU(cuMemsetD8Async(counters.first, 0, plan.counters * sizeof(unsigned), stream),
                "zeroing the attention counters");
     m.zeroed_counters = counters;

@@ -26,6 +26,7 @@ namespace evotune::runtime {
   X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuMemGetInfo) X(cuMemcpyDtoDAsync) X(cuStreamCreate)        \
   X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)        \
   X(cuEventSynchronize) X(cuEventElapsedTime) X(cuStreamBeginCapture) X(cuStreamEndCapture)            \
+  X(cuStreamIsCapturing)                                                                              \
   X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy) X(cuTensorMapEncodeTiled)
 
 struct DriverApi {

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <future>
+#include <memory>
 #include <map>
 
 #include "harness/attention_cpu_reference.h"
@@ -402,6 +404,86 @@ TEST(GpuAttention, LauncherSplitsWithItsOwnWorkspace) {
     const harness::AttentionCheck check = ws.check(f.stream, true);
     EXPECT_TRUE(check.passed) << text << " after other shapes: " << check.reason;
   }
+}
+
+// CUDA graphs: a combine=last_cta launcher whose launches are captured at one shape while eager launches of
+// others move its tile counters around its workspace. A replay writes the captured shape's partials behind the
+// launcher's back, over where a smaller shape's counters were left zero: once a launch was captured, every
+// launch must zero its counters (the sequence below fails without that). A workspace that grows after a
+// capture keeps the old one for the graph. A launch during capture that would allocate is refused with a
+// message, and the capture ends clean.
+TEST(GpuAttention, LauncherLaunchesCanBeCapturedIntoGraphs) {
+  EVOTUNE_REQUIRE_GPU();
+  GpuFixture f;
+  AttentionLauncherOptions options;
+  options.cache_dir = f.cache_dir.path().string();
+  const evotune::AttentionLauncher last_cta("block_m=16,warps=4,kv_warps=4,block_n=64,stages=3,pack_gqa=on,"
+                                            "splits=auto,combine=last_cta",
+                                            128, false, false, options);
+  struct Case {
+    Case(const char* text, GpuFixture& f)
+        : problem(Problem::parse(text)), shape{problem.b, problem.hq, problem.hkv, problem.sq, problem.skv,
+                                               problem.d, false, false},
+          ws(problem, f.compiler, f.target, 51, f.stream) {}
+    Problem problem;
+    evotune::AttentionShape shape;
+    harness::AttentionWorkspace ws;
+  };
+  std::map<std::string, std::unique_ptr<Case>> cases;
+  const char* captured = "b=1,hq=32,hkv=8,sq=1,skv=4000,d=128,causal=0,dtype=fp16";
+  const char* larger = "b=3,hq=16,hkv=4,sq=1,skv=9000,d=128,causal=0,dtype=fp16";
+  const char* smaller = "b=1,hq=8,hkv=2,sq=1,skv=700,d=128,causal=0,dtype=fp16";
+  const char* largest = "b=8,hq=32,hkv=8,sq=1,skv=9000,d=128,causal=0,dtype=fp16";
+  for (const char* text : {captured, larger, smaller, largest}) {
+    cases.emplace(text, std::make_unique<Case>(text, f));
+    EXPECT_GT(last_cta.splits(cases.at(text)->shape), 1) << text;
+  }
+  auto bytes = [&](const char* text) { return last_cta.workspace_bytes(cases.at(text)->shape); };
+  // What the sequence below relies on: the captured shape's partials cover the smaller shape's counters, and
+  // the largest shape grows the workspace the capture used.
+  ASSERT_GT(bytes(captured), bytes(smaller));
+  ASSERT_GT(bytes(largest), std::max(bytes(captured), bytes(larger)));
+  auto launch = [&](const char* text) {
+    Case& c = *cases.at(text);
+    last_cta.launch(c.shape, c.ws.q().get(), c.ws.k().get(), c.ws.v().get(), c.ws.o().get(), f.stream.get(),
+                    c.ws.lse().get());
+  };
+  auto run_and_check = [&](const char* text, const std::string& when, const std::function<void()>& run) {
+    Case& c = *cases.at(text);
+    c.ws.poison_outputs(f.stream);
+    run();
+    const harness::AttentionCheck check = c.ws.check(f.stream, true);
+    EXPECT_TRUE(check.passed) << text << ", " << when << ": " << check.reason;
+  };
+  CUgraphExec exec = nullptr;
+  auto capture = [&]() -> std::string {
+    EVOTUNE_CU(cuStreamBeginCapture(f.stream.get(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "beginning a capture");
+    std::string refused;
+    try {
+      launch(captured);
+    } catch (const std::runtime_error& e) {
+      refused = e.what();
+    }
+    CUgraph graph = nullptr;
+    EVOTUNE_CU(cuStreamEndCapture(f.stream.get(), &graph), "ending the capture");
+    if (refused.empty()) EVOTUNE_CU(cuGraphInstantiate(&exec, graph, 0), "instantiating the graph");
+    EVOTUNE_CU(cuGraphDestroy(graph), "destroying the graph");
+    return refused;
+  };
+  auto replay = [&] { EVOTUNE_CU(cuGraphLaunch(exec, f.stream.get()), "replaying the graph"); };
+  EXPECT_NE(capture().find("run the shape once on this stream before capturing"), std::string::npos)
+      << "a capture before the workspace exists";
+  run_and_check(captured, "eager, the first launch (allocates)", [&] { launch(captured); });
+  run_and_check(larger, "eager, the larger shape", [&] { launch(larger); });
+  ASSERT_EQ(capture(), "");
+  run_and_check(captured, "the first replay", replay);
+  run_and_check(smaller, "eager, after a replay", [&] { launch(smaller); });
+  run_and_check(captured, "replayed after the smaller shape", replay);
+  run_and_check(smaller, "eager again, its counters under the replay's partials", [&] { launch(smaller); });
+  run_and_check(largest, "eager, growing the workspace after the capture", [&] { launch(largest); });
+  run_and_check(captured, "replayed on its retired workspace", replay);
+  run_and_check(largest, "eager again, after that replay", [&] { launch(largest); });
+  EVOTUNE_CU(cuGraphExecDestroy(exec), "destroying the graph's instance");
 }
 
 // Strided tensors (AttentionLayout) are read and written in place, by every path that touches Q, K, V or O:

@@ -364,6 +364,11 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
     compile of evotune's default for a shape the table does not cover (default: $EVOTUNE_JIT == "1").
     return_lse: also return the fp32 log-sum-exp [b, hq, sq] of the scaled scores.
 
+    CUDA graphs: a call can be captured (torch.cuda.graph) once a call of the same shape ran on the capturing
+    stream (the kernel is loaded, and its workspace allocated, per stream on its first call there; a first
+    call during capture raises EvotuneError). Warm up on the stream you capture on: torch.cuda.graph(g,
+    stream=s) after a call under torch.cuda.stream(s).
+
     Raises TypeError (dtype), ValueError (layout, shapes, device), NotCoveredError (no table kernel, JIT off),
     EvotuneError (no library or device, a failed load or launch).
     """

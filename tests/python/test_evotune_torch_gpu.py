@@ -182,6 +182,46 @@ class AgainstSdpa(unittest.TestCase):
         ops = [str(n.target) for g in counter.graphs for n in g.graph.nodes if n.op == "call_function"]
         self.assertTrue(any("evotune.attention" in op for op in ops), ops)
 
+    def test_cuda_graph_capture_and_replay(self):
+        # A decode step (split-KV and its combine) and the LLaMA prefill (the dynamic scheduler's counters),
+        # captured on a stream after a warm-up call there: replays compute on whatever the captured buffers
+        # hold, bit for bit as eager calls do, also after the stream's launcher grew its workspace for a larger
+        # shape (the graph keeps the one it was captured with).
+        cases = [("decode", 2, 32, 8, 1, 2112, 128, False, torch.bfloat16, 4),
+                 ("LLaMA prefill", 2, 32, 8, 2048, 2048, 128, True, torch.bfloat16, 3)]
+        for i, (name, b, hq, hkv, sq, skv, d, causal, dtype, larger_b) in enumerate(cases):
+            with self.subTest(name):
+                self.assertEqual(evotune_torch.plan(b, hq, hkv, sq, skv, d, causal, dtype)["entry_problem"],
+                                 evotune_torch.plan(larger_b, hq, hkv, sq, skv, d, causal, dtype)["entry_problem"],
+                                 "the larger shape must run on the same kernel (the same launcher)")
+                q, k, v = inputs(b, hq, hkv, sq, skv, d, dtype, seed=300 + i)
+                stream = torch.cuda.Stream()
+                with torch.cuda.stream(stream):
+                    evotune_torch.attention(q, k, v, causal=causal)  # loads the kernel, allocates the workspace
+                stream.synchronize()
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph, stream=stream):
+                    out = evotune_torch.attention(q, k, v, causal=causal)
+                for seed in (400 + i, 500 + i):
+                    fresh = inputs(b, hq, hkv, sq, skv, d, dtype, seed=seed)
+                    for buffer, value in zip((q, k, v), fresh):
+                        buffer.copy_(value)
+                    graph.replay()
+                    torch.cuda.synchronize()
+                    self.assertTrue(torch.equal(out, evotune_torch.attention(*fresh, causal=causal)), name)
+                    with torch.cuda.stream(stream):  # a decode's split workspace grows with the batch
+                        larger = inputs(larger_b, hq, hkv, sq, skv, d, dtype, seed=seed + 50)
+                        check(self, f"{name}, b={larger_b} eager after the capture", *larger, causal,
+                              evotune_torch.attention(*larger, causal=causal))
+                    stream.synchronize()
+
+    def test_a_first_call_during_capture_is_refused_clearly(self):
+        q, k, v = inputs(2, 32, 8, 1, 2112, 128, torch.bfloat16, seed=12)
+        graph = torch.cuda.CUDAGraph()
+        with self.assertRaisesRegex(evotune_torch.EvotuneError, "call it once on this stream before capturing"):
+            with torch.cuda.graph(graph, stream=torch.cuda.Stream()):  # a stream the op has not run on
+                evotune_torch.attention(q, k, v)
+
     def test_gradients_are_refused(self):
         q, k, v = inputs(1, 8, 8, 16, 16, 64, torch.float16, seed=14)
         with self.assertRaisesRegex(ValueError, "forward only"):
