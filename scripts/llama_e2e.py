@@ -18,7 +18,11 @@ as one pipelined loop (events before the first and after the last), per step. Ea
 in --rounds interleaved rounds and its figure is the median of the rounds; SDPA's is its fastest backend,
 each backend's kept beside it. Decode is also timed paired (summary.json's decode_paired): evotune and one
 SDPA backend stepping in turn on their own caches, each step timed alone, so that drift in the host's speed
-hits both sides of every pair; the median ratio of the pairs is reported.
+hits both sides of every pair; the median ratio of the pairs is reported. The eager step is bound by the host
+(transformers' Python), so decode is timed a third way, as a serving engine runs it (decode_graphed): the
+step at three positions captured into a CUDA graph per implementation and replayed, the GPU's work alone.
+Top-1 agreement is also pooled over --quality-seeds further models (weights and prompt), beside the same
+rate between SDPA's own backends, with 95% intervals (top1_agreement_pooled).
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import gc
 import json
+import math
 import statistics
 import sys
 import time
@@ -43,15 +49,23 @@ def parse_args():
     p.add_argument("--prompt", type=int, default=2048, help="prompt tokens per sequence (default 2048)")
     p.add_argument("--steps", type=int, default=128, help="decode steps (default 128)")
     p.add_argument("--reps", type=int, default=5, help="timed prefills per implementation (default 5)")
-    p.add_argument("--rounds", type=int, default=7, help="interleaved timing rounds (default 7)")
+    p.add_argument("--rounds", type=int, default=15, help="interleaved timing rounds (default 15)")
     p.add_argument("--seed", type=int, default=0, help="weights and prompt seed (default 0)")
+    p.add_argument("--quality-seeds", type=int, default=4,
+                   help="further models (weights and prompt from seeds after --seed) whose top-1 agreements are "
+                        "pooled with the first's, for agreement rates with 95%% intervals (quality only, not "
+                        "timed; default 4, 0: none)")
+    p.add_argument("--graph-rounds", type=int, default=5,
+                   help="interleaved rounds of CUDA-graph replays per decode position (default 5)")
     p.add_argument("--profile", action="store_true",
                    help="also profile 20 decode steps of evotune and of SDPA flash (torch.profiler, CPU and CUDA "
                         "time per op) into OUT/profile_*.txt")
     args = p.parse_args()
-    for name in ("layers", "batch", "prompt", "steps", "reps", "rounds"):
+    for name in ("layers", "batch", "prompt", "steps", "reps", "rounds", "graph_rounds"):
         if getattr(args, name) < 1:
-            p.error(f"--{name} must be at least 1")
+            p.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.quality_seeds < 0:
+        p.error("--quality-seeds must be at least 0")
     return args
 
 
@@ -102,15 +116,23 @@ def main():
         f"torch {torch.__version__}) on {torch.cuda.get_device_name(0)}")
     with torch.device("cuda"):
         model32 = LlamaForCausalLM(config).eval()
-    # The weights, explicitly and reproducibly: LLaMA's initializer (normal, std 0.02) for every matrix, ones
-    # for the RMSNorm scales, whatever the transformers version does for a model built in a device context.
-    init = torch.Generator(device="cuda").manual_seed(args.seed)
-    with torch.no_grad():
+
+    @torch.no_grad()
+    def draw_weights(seed, bf16_model=None):
+        """The weights, explicitly and reproducibly: LLaMA's initializer (normal, std 0.02) for every matrix,
+        ones for the RMSNorm scales, whatever the transformers version does for a model built in a device
+        context; into the fp32 model, and rounded into the bf16 one if given."""
+        init = torch.Generator(device="cuda").manual_seed(seed)
         for name, param in model32.named_parameters():
             if param.dim() >= 2:
                 param.normal_(0.0, config.initializer_range, generator=init)
             else:
                 param.fill_(1.0)
+        if bf16_model is not None:
+            for p16, p32 in zip(bf16_model.parameters(), model32.parameters()):
+                p16.copy_(p32)
+
+    draw_weights(args.seed)
     model = copy.deepcopy(model32).to(torch.bfloat16).eval()
     # RoPE's inverse frequencies stay fp32, as in a model loaded in bf16 (they are computed in fp32 at
     # construction, not cast); Module.to() would round them to bf16.
@@ -127,11 +149,14 @@ def main():
         else:
             m.config._attn_implementation = impl
 
-    g = torch.Generator(device="cuda").manual_seed(args.seed + 1)
-    prompt = torch.randint(0, config.vocab_size, (args.batch, args.prompt), device="cuda", generator=g)
+    def draw_prompt(seed):
+        g = torch.Generator(device="cuda").manual_seed(seed + 1)
+        return torch.randint(0, config.vocab_size, (args.batch, args.prompt), device="cuda", generator=g)
+
+    prompt = draw_prompt(args.seed)
 
     @torch.no_grad()
-    def generate(m, forced=None):
+    def generate(m, forced=None, prompt=prompt):
         """Prefill, then args.steps decode steps (forced tokens if given, else greedy). Returns the logits of
         the prompt's last position and of every step [steps + 1, batch, vocab] (fp32) and the tokens fed."""
         out = m(prompt, use_cache=True, logits_to_keep=1)
@@ -146,24 +171,73 @@ def main():
             logits.append(out.logits[:, -1].float())
         return torch.stack(logits), tokens
 
-    log("SDPA bf16: greedy generation (its tokens are fed to every other run)")
-    use(model, "sdpa")
-    sdpa_logits, tokens = generate(model)
-    log("evotune bf16: the same tokens")
-    use(model, "evotune")
-    evotune_logits, _ = generate(model, tokens)
-    # Two of SDPA's own backends against each other: how far one correct bf16 kernel moves this model's
-    # logits from another (the peers' floor for evotune's figures).
-    use(model, "sdpa")
-    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
-        flash_logits, _ = generate(model, tokens)
-    with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
-        cudnn_logits, _ = generate(model, tokens)
-    log("SDPA fp32: the same tokens")
-    use(model32, "sdpa")
-    fp32_logits, _ = generate(model32, tokens)
-    del model32
+    def five_ways(prompt):
+        """SDPA-bf16's greedy run, then evotune, SDPA flash, SDPA cuDNN (two of SDPA's own backends against
+        each other: how far one correct bf16 kernel moves this model's logits from another, the peers' floor
+        for evotune's figures) and SDPA-fp32, all fed SDPA-bf16's tokens. Returns the logits by name and the
+        tokens."""
+        use(model, "sdpa")
+        logits = {}
+        logits["sdpa"], tokens = generate(model, prompt=prompt)
+        use(model, "evotune")
+        logits["evotune"], _ = generate(model, tokens, prompt=prompt)
+        use(model, "sdpa")
+        with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+            logits["sdpa_flash"], _ = generate(model, tokens, prompt=prompt)
+        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+            logits["sdpa_cudnn"], _ = generate(model, tokens, prompt=prompt)
+        use(model32, "sdpa")
+        logits["fp32"], _ = generate(model32, tokens, prompt=prompt)
+        return logits, tokens
+
+    log("seed {}: SDPA bf16's greedy generation (its tokens fed to every other run), then evotune, SDPA flash, "
+        "SDPA cuDNN, SDPA fp32".format(args.seed))
+    runs, tokens = five_ways(prompt)
+    sdpa_logits, evotune_logits, fp32_logits = runs["sdpa"], runs["evotune"], runs["fp32"]
+    flash_logits, cudnn_logits = runs["sdpa_flash"], runs["sdpa_cudnn"]
+
+    # Top-1 agreement pooled over more models: 258 positions move the rate by 0.004 a token, and the pairs
+    # of SDPA's own backends disagree at a few of them, so one model cannot tell evotune's rate from theirs.
+    pairs = [("evotune", "sdpa"), ("evotune", "sdpa_flash"), ("evotune", "sdpa_cudnn"), ("sdpa_flash", "sdpa_cudnn"),
+             ("sdpa_flash", "sdpa"), ("sdpa_cudnn", "sdpa"), ("evotune", "fp32"), ("sdpa", "fp32"),
+             ("sdpa_flash", "fp32"), ("sdpa_cudnn", "fp32")]
+    agreements = {f"{a}_vs_{b}": [0, 0] for a, b in pairs}
+
+    def pool(runs, seed):
+        per_seed = {}
+        for a, b in pairs:
+            same = (runs[a].argmax(dim=-1) == runs[b].argmax(dim=-1))
+            entry = agreements[f"{a}_vs_{b}"]
+            entry[0] += int(same.sum().item())
+            entry[1] += same.numel()
+            per_seed[f"{a}_vs_{b}"] = same.float().mean().item()
+        log(f"seed {seed} top-1 agreements: {json.dumps(per_seed)}")
+        return per_seed
+
+    quality_seeds = {args.seed: pool(runs, args.seed)}
+    counting[0] = False  # the shapes served are the first model's
+    for j in range(1, args.quality_seeds + 1):
+        seed = args.seed + j
+        draw_weights(seed, model)
+        log(f"seed {seed}: another model (weights and prompt), the same five runs")
+        quality_seeds[seed] = pool(five_ways(draw_prompt(seed))[0], seed)
+    if args.quality_seeds:
+        draw_weights(args.seed, model)  # the first model again, for the timings
+    del model32, runs
     torch.cuda.empty_cache()
+
+    def wilson(agree, n):
+        """The 95% Wilson score interval of a rate of agree in n."""
+        z = 1.959964
+        p = agree / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return [centre - half, centre + half]
+
+    top1_pooled = {name: {"agree": a, "positions": n, "rate": a / n, "interval95": wilson(a, n)}
+                   for name, (a, n) in agreements.items()}
+    log(f"top-1 agreement pooled over {len(quality_seeds)} models: "
+        + "; ".join(f"{k} {v['rate']:.4f}" for k, v in top1_pooled.items()))
 
     def rel_err(a, b):
         return ((a - b).norm() / b.norm()).item()
@@ -228,8 +302,15 @@ def main():
     counting[0] = False
     backends = {"sdpa_default": None, "sdpa_flash": SDPBackend.FLASH_ATTENTION, "sdpa_cudnn": SDPBackend.CUDNN_ATTENTION,
                 "sdpa_efficient": SDPBackend.EFFICIENT_ATTENTION}
-    for round_ in range(args.rounds):  # interleaved: each implementation sees the same conditions
-        for name in ["evotune", *backends]:
+    # Interleaved rounds, each in the reverse order of the one before (a drift in the host's speed then favours
+    # no implementation), with Python's garbage collector run before each and held off within: a collection
+    # inside a timed loop lands on whichever implementation it happens to.
+    order = ["evotune", *backends]
+    gc.collect()
+    gc.disable()
+    for round_ in range(args.rounds):
+        for name in (order if round_ % 2 == 0 else order[::-1]):
+            gc.collect()
             use(model, "evotune" if name == "evotune" else "sdpa")
             try:
                 if name == "evotune" or backends[name] is None:
@@ -290,8 +371,93 @@ def main():
                         "median_ratio_sdpa_over_evotune": statistics.median(ratios),
                         "evotune_faster_steps": sum(r > 1 for r in ratios), "steps": len(ratios)}
         log(f"paired decode vs {name}: {json.dumps(paired[name])}")
+        gc.collect()
     del model_sdpa
     torch.cuda.empty_cache()
+
+    # Decode under CUDA graphs, as a serving engine runs it (one graph replay a step): no host time hides the
+    # GPU's, so the step is the GPU's work alone, measured without the host's noise. At three of the forced
+    # steps (the first, the middle, the last), each implementation's step is captured on a side stream
+    # (after two warm-up steps there, which load its kernels and allocate their workspaces) and the graphs
+    # are replayed in interleaved rounds. A replay recomputes that step from the same cache: DynamicCache
+    # appends by concatenation, into new tensors, so the captured inputs stay as they were.
+    def cache_tensors(cache):
+        layers = getattr(cache, "layers", None)
+        if layers is not None:
+            return [t for layer in layers for t in (layer.keys, layer.values)]
+        return [*cache.key_cache, *cache.value_cache]
+
+    @torch.no_grad()
+    def capture_step(name, position):
+        use(model, "evotune" if name == "evotune" else "sdpa")
+        context = sdpa_kernel([backends[name]]) if backends.get(name) is not None else contextlib.nullcontext()
+        with context:
+            cache = model(prompt, use_cache=True, logits_to_keep=1).past_key_values
+            for token in tokens[:position]:
+                cache = model(token[:, None], past_key_values=cache, use_cache=True).past_key_values
+            token = tokens[position][:, None].clone()
+            stream = torch.cuda.Stream()
+            stream.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(stream):
+                for _ in range(2):
+                    model(token, past_key_values=copy.deepcopy(cache), use_cache=True)
+            torch.cuda.synchronize()
+            inputs = cache_tensors(cache)  # what the graph reads: kept alive with it
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph, stream=stream):
+                out = model(token, past_key_values=cache, use_cache=True)
+        graph.replay()
+        torch.cuda.synchronize()
+        return graph, out.logits[:, -1].float(), (inputs, cache, token, out)
+
+    def replay_ms(graph, replays=20):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(replays):
+            graph.replay()
+        stop.record()
+        stop.synchronize()
+        return start.elapsed_time(stop) / replays
+
+    eager_logits = {"evotune": evotune_logits, "sdpa_default": sdpa_logits, "sdpa_flash": flash_logits,
+                    "sdpa_cudnn": cudnn_logits}
+    graphed = {"positions": sorted({0, args.steps // 2, args.steps - 1}), "rounds": args.graph_rounds,
+               "replays_per_sample": 20, "ms_per_step": {}, "errors": {}, "logits_max_abs_diff_vs_eager": {}}
+    graph_names = ["evotune", "sdpa_default", "sdpa_flash", "sdpa_cudnn"]
+    for position in graphed["positions"]:
+        graphs = {}
+        for name in graph_names:
+            if name in graphed["errors"]:
+                continue
+            try:
+                graphs[name] = capture_step(name, position)
+            except RuntimeError as e:  # a backend that cannot be captured
+                graphed["errors"][name] = str(e).splitlines()[0][:300]
+                log(f"decode under a CUDA graph, {name}: {graphed['errors'][name]}")
+                continue
+            diff = (graphs[name][1] - eager_logits[name][position + 1]).abs().max().item()
+            graphed["logits_max_abs_diff_vs_eager"].setdefault(name, []).append(diff)
+        samples = {name: [] for name in graphs}
+        for round_ in range(args.graph_rounds):
+            for name in (list(graphs) if round_ % 2 == 0 else list(graphs)[::-1]):
+                samples[name].append(replay_ms(graphs[name][0]))
+        for name, values in samples.items():
+            graphed["ms_per_step"].setdefault(name, []).append(statistics.median(values))
+        log(f"decode step {position} under CUDA graphs, ms: "
+            + "; ".join(f"{n} {statistics.median(v):.4f}" for n, v in samples.items()))
+        del graphs, samples
+        torch.cuda.empty_cache()
+    gc.enable()
+    # Per step: the mean over the positions (a step's work grows linearly with the cache).
+    graphed["mean_ms_per_step"] = {n: statistics.fmean(v) for n, v in graphed["ms_per_step"].items()
+                                   if len(v) == len(graphed["positions"])}
+    graphed_sdpa = [n for n in graphed["mean_ms_per_step"] if n != "evotune"]
+    if "evotune" in graphed["mean_ms_per_step"] and graphed_sdpa:
+        best_graphed = min(graphed_sdpa, key=lambda n: graphed["mean_ms_per_step"][n])
+        graphed["sdpa_best"] = best_graphed
+        graphed["speedup_over_sdpa_best"] = (graphed["mean_ms_per_step"][best_graphed]
+                                             / graphed["mean_ms_per_step"]["evotune"])
+    log(f"decode under CUDA graphs: {json.dumps(graphed)}")
 
     if args.profile:
         from torch.profiler import ProfilerActivity, profile
@@ -335,6 +501,9 @@ def main():
         **quality,
         "timings": timings,
         "decode_paired": paired,
+        "decode_graphed": graphed,
+        "top1_agreement_pooled": {"seeds": list(quality_seeds), **top1_pooled},
+        "top1_agreement_per_seed": quality_seeds,
         "attention_calls": {"evotune": sum(shapes.values()), "distinct_shapes": len(shapes),
                             "not_from_the_table": sum(s["calls"] for s in served if s["source"] != "table")},
         "shapes_served": served[:3] + (served[-3:] if len(served) > 3 else []),
@@ -362,6 +531,14 @@ def main():
             f"vs {n} {v['evotune_ms']:.4f} / {v['sdpa_ms']:.4f} ms, SDPA/evotune median ratio "
             f"{v['median_ratio_sdpa_over_evotune']:.3f}, evotune faster in {v['evotune_faster_steps']} of {v['steps']}"
             for n, v in paired.items()),
+        "decode under CUDA graphs (ms per step, mean over steps " + ", ".join(map(str, graphed["positions"]))
+        + "): " + "; ".join(f"{n} {v:.4f}" for n, v in graphed["mean_ms_per_step"].items())
+        + (f"; {graphed['speedup_over_sdpa_best']:.3f}x SDPA's best ({graphed['sdpa_best']})"
+           if "sdpa_best" in graphed else "")
+        + (f"; not captured: {graphed['errors']}" if graphed["errors"] else ""),
+        f"top-1 agreement pooled over {len(quality_seeds)} models (95% interval): " + "; ".join(
+            f"{n} {v['rate']:.4f} ({v['interval95'][0]:.4f}-{v['interval95'][1]:.4f}, {v['positions']})"
+            for n, v in top1_pooled.items()),
         "per implementation (median of the rounds), prefill / decode per step: " + "; ".join(
             f"{n} {v['prefill_ms']:.3f} / {v['decode_ms_per_step']:.4f} ms" for n, v in best.items()),
         f"evotune attention calls: {summary['attention_calls']}; NVRTC loaded: {summary['nvrtc_loaded']}",
