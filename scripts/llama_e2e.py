@@ -18,7 +18,8 @@ as one pipelined loop (events before the first and after the last), per step. Ea
 in --rounds interleaved rounds and its figure is the median of the rounds; SDPA's is its fastest backend,
 each backend's kept beside it. Decode is also timed paired (summary.json's decode_paired): evotune and one
 SDPA backend stepping in turn on their own caches, each step timed alone, so that drift in the host's speed
-hits both sides of every pair; the median ratio of the pairs is reported. The eager step is bound by the host
+hits both sides of every pair; the median ratio of the pairs is reported (prefills likewise, in pairs of
+neighbouring calls: prefill_paired). The eager step is bound by the host
 (transformers' Python), so decode is timed a third way, as a serving engine runs it (decode_graphed): the
 step at three positions captured into a CUDA graph per implementation and replayed, the GPU's work alone.
 Top-1 agreement is also pooled over --quality-seeds further models (weights and prompt), beside the same
@@ -55,13 +56,15 @@ def parse_args():
                    help="further models (weights and prompt from seeds after --seed) whose top-1 agreements are "
                         "pooled with the first's, for agreement rates with 95%% intervals (quality only, not "
                         "timed; default 4, 0: none)")
+    p.add_argument("--prefill-pairs", type=int, default=40,
+                   help="paired prefills (evotune and one SDPA backend in turn) per backend (default 40)")
     p.add_argument("--graph-rounds", type=int, default=5,
                    help="interleaved rounds of CUDA-graph replays per decode position (default 5)")
     p.add_argument("--profile", action="store_true",
                    help="also profile 20 decode steps of evotune and of SDPA flash (torch.profiler, CPU and CUDA "
                         "time per op) into OUT/profile_*.txt")
     args = p.parse_args()
-    for name in ("layers", "batch", "prompt", "steps", "reps", "rounds", "graph_rounds"):
+    for name in ("layers", "batch", "prompt", "steps", "reps", "rounds", "prefill_pairs", "graph_rounds"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.quality_seeds < 0:
@@ -105,9 +108,22 @@ def main():
         return evotune_fn(module, query, key, value, attention_mask, *a, **kw)
 
     AttentionInterface.register("evotune", counted)
-    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
+    from transformers.masking_utils import AttentionMaskInterface, causal_mask_function, sdpa_mask
 
-    AttentionMaskInterface.register("evotune", sdpa_mask)
+    AttentionMaskInterface.register("evotune", AttentionMaskInterface._global_mapping["evotune_raw"])
+
+    # SDPA for the CUDA-graph timing: transformers' "sdpa" with its mask decided from the arguments, as
+    # transformers decides it outside a capture (no mask for a decode step or a prefill without padding). Under
+    # capture it spells out every mask, which sends a decode step to a masked kernel (or none: flash takes no
+    # mask) and would time SDPA on other kernels than the eager step runs.
+    def sdpa_graphable_mask(*args, **kwargs):
+        if (not args and evotune_torch.causality_alone(kwargs, causal_mask_function)
+                and (kwargs["q_length"] == 1 or kwargs["q_offset"] == 0)):
+            return None
+        return sdpa_mask(*args, **kwargs)
+
+    AttentionInterface.register("sdpa_graphable", AttentionInterface._global_mapping["sdpa"])
+    AttentionMaskInterface.register("sdpa_graphable", sdpa_graphable_mask)
 
     config = LlamaConfig(vocab_size=128256, hidden_size=4096, intermediate_size=14336, num_hidden_layers=args.layers,
                          num_attention_heads=32, num_key_value_heads=8, head_dim=128, max_position_embeddings=8192,
@@ -372,6 +388,39 @@ def main():
                         "evotune_faster_steps": sum(r > 1 for r in ratios), "steps": len(ratios)}
         log(f"paired decode vs {name}: {json.dumps(paired[name])}")
         gc.collect()
+
+    # Paired prefill: the same alternation for whole prefills (no state between them), in ABBA order. The
+    # attention is a few percent of a prefill (the GEMMs and the LM head are the rest), so rounds of medians
+    # leave its difference inside their spread; pairs of neighbouring calls cancel the drift between them.
+    @torch.no_grad()
+    def prefill_ms(m, backend):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        with sdpa_kernel([backend]) if backend is not None else contextlib.nullcontext():
+            torch.cuda.synchronize()
+            start.record()
+            m(prompt, use_cache=True, logits_to_keep=1)
+            stop.record()
+            stop.synchronize()
+        return start.elapsed_time(stop)
+
+    prefill_paired = {}
+    for name, backend in (("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION), ("sdpa_flash", SDPBackend.FLASH_ATTENTION),
+                          ("sdpa_default", None)):
+        ours, theirs = [], []
+        for i in range(args.prefill_pairs + 2):
+            if i % 2 == 0:
+                a, b = prefill_ms(model, None), prefill_ms(model_sdpa, backend)
+            else:
+                b, a = prefill_ms(model_sdpa, backend), prefill_ms(model, None)
+            if i >= 2:
+                ours.append(a)
+                theirs.append(b)
+        ratios = sorted(t / o for o, t in zip(ours, theirs))
+        prefill_paired[name] = {"evotune_ms": statistics.median(ours), "sdpa_ms": statistics.median(theirs),
+                                "median_ratio_sdpa_over_evotune": statistics.median(ratios),
+                                "evotune_faster_pairs": sum(r > 1 for r in ratios), "pairs": len(ratios)}
+        log(f"paired prefill vs {name}: {json.dumps(prefill_paired[name])}")
+        gc.collect()
     del model_sdpa
     torch.cuda.empty_cache()
 
@@ -389,7 +438,7 @@ def main():
 
     @torch.no_grad()
     def capture_step(name, position):
-        use(model, "evotune" if name == "evotune" else "sdpa")
+        use(model, "evotune" if name == "evotune" else "sdpa_graphable")
         context = sdpa_kernel([backends[name]]) if backends.get(name) is not None else contextlib.nullcontext()
         with context:
             cache = model(prompt, use_cache=True, logits_to_keep=1).past_key_values
@@ -431,7 +480,7 @@ def main():
                 continue
             try:
                 graphs[name] = capture_step(name, position)
-            except RuntimeError as e:  # a backend that cannot be captured
+            except (RuntimeError, ValueError) as e:  # an implementation that cannot be captured
                 graphed["errors"][name] = str(e).splitlines()[0][:300]
                 log(f"decode under a CUDA graph, {name}: {graphed['errors'][name]}")
                 continue
@@ -502,6 +551,7 @@ def main():
         "timings": timings,
         "decode_paired": paired,
         "decode_graphed": graphed,
+        "prefill_paired": prefill_paired,
         "top1_agreement_pooled": {"seeds": list(quality_seeds), **top1_pooled},
         "top1_agreement_per_seed": quality_seeds,
         "attention_calls": {"evotune": sum(shapes.values()), "distinct_shapes": len(shapes),
@@ -531,6 +581,10 @@ def main():
             f"vs {n} {v['evotune_ms']:.4f} / {v['sdpa_ms']:.4f} ms, SDPA/evotune median ratio "
             f"{v['median_ratio_sdpa_over_evotune']:.3f}, evotune faster in {v['evotune_faster_steps']} of {v['steps']}"
             for n, v in paired.items()),
+        "paired prefills (evotune and SDPA in turn): " + "; ".join(
+            f"vs {n} {v['evotune_ms']:.3f} / {v['sdpa_ms']:.3f} ms, SDPA/evotune median ratio "
+            f"{v['median_ratio_sdpa_over_evotune']:.4f}, evotune faster in {v['evotune_faster_pairs']} of {v['pairs']}"
+            for n, v in prefill_paired.items()),
         "decode under CUDA graphs (ms per step, mean over steps " + ", ".join(map(str, graphed["positions"]))
         + "): " + "; ".join(f"{n} {v:.4f}" for n, v in graphed["mean_ms_per_step"].items())
         + (f"; {graphed['speedup_over_sdpa_best']:.3f}x SDPA's best ({graphed['sdpa_best']})"

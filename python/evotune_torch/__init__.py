@@ -38,6 +38,7 @@ __all__ = [
     "nvrtc_loaded",
     "plan",
     "register_transformers",
+    "causality_alone",
     "table",
 ]
 
@@ -393,6 +394,24 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
     return (out, lse) if return_lse else out
 
 
+def causality_alone(mask_arguments: dict, causal_mask_function) -> bool:
+    """Whether transformers' mask arguments (the keywords its mask interface is called with) describe causality
+    alone, aligned bottom-right as evotune's causal is: no padding mask, transformers' plain causal mask
+    function (causal_mask_function, passed in so this needs no transformers import), no local window, a skip
+    transformers allows (it forbids one for a compileable cache's decode), and the queries the last q_length
+    of all kv_length positions. Decided from the arguments alone: no tensor is read, so no host sync, and it
+    holds under CUDA graph capture, where transformers spells out every mask because it cannot look at a
+    padding mask there (here there is none)."""
+    a = mask_arguments
+    sizes = (a.get("q_offset", 0), a.get("q_length"), a.get("kv_length"), a.get("kv_offset", 0))
+    if not all(type(n) is int for n in sizes):  # a static cache's offset is a tensor: not decided here
+        return False
+    q_offset, q_length, kv_length, kv_offset = sizes
+    return (a.get("attention_mask") is None and a.get("mask_function", causal_mask_function) is causal_mask_function
+            and a.get("local_size") is None and a.get("allow_is_causal_skip", True) is True
+            and kv_offset == 0 and q_offset + q_length == kv_length)
+
+
 def register_transformers(name: str = "evotune", jit: bool | None = None) -> str:
     """Registers evotune as an attention implementation of Hugging Face transformers, under `name`: load or
     configure a model with attn_implementation=name (or set model.config._attn_implementation = name).
@@ -404,14 +423,16 @@ def register_transformers(name: str = "evotune", jit: bool | None = None) -> str
     ValueError rather than ignore it. Returns the name.
     """
     from transformers import AttentionInterface
-    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
+    from transformers.masking_utils import AttentionMaskInterface, causal_mask_function, sdpa_mask
 
     def evotune_mask(*args, **kwargs):
+        if not args and causality_alone(kwargs, causal_mask_function):
+            return None
         mask = sdpa_mask(*args, **kwargs)
         if mask is None or mask.dtype != torch.bool or torch.compiler.is_compiling():
             return mask
-        # SDPA's is_causal is aligned top-left, so transformers spells out a causal mask whenever sq < skv
-        # (a prefill after a KV cache); evotune's causal needs none. One comparison per model call, on the
+        # Arguments causality_alone cannot vouch for (a padding mask that may be all ones, another calling
+        # convention): the mask itself, compared with the causal one. One comparison per model call, on the
         # host (a sync), and only where SDPA would have needed a mask.
         sq, skv = mask.shape[-2:]
         causal = torch.ones(sq, skv, dtype=torch.bool, device=mask.device).tril(skv - sq)

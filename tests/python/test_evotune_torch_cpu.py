@@ -184,6 +184,41 @@ class Layouts(unittest.TestCase):
         self.assertEqual(out.stride(), q.stride())
 
 
+class TransformersMasks(unittest.TestCase):
+    """causality_alone decides from transformers' mask arguments alone (no tensor read) when a mask is causality
+    alone, aligned bottom-right: then evotune needs none, also under CUDA graph capture."""
+
+    @staticmethod
+    def causal(batch, head, q, kv):  # stands in for transformers.masking_utils.causal_mask_function
+        return kv <= q
+
+    def arguments(self, **changes):
+        a = {"batch_size": 2, "q_length": 1, "kv_length": 2049, "q_offset": 2048, "kv_offset": 0,
+             "mask_function": self.causal, "attention_mask": None, "allow_is_causal_skip": True}
+        a.update(changes)
+        return a
+
+    def test_causality_alone(self):
+        for name, a in (("a decode step", self.arguments()),
+                        ("a prefill", self.arguments(q_length=2048, kv_length=2048, q_offset=0)),
+                        ("a prefill extending a cache", self.arguments(q_length=512, kv_length=2048, q_offset=1536))):
+            with self.subTest(name):
+                self.assertTrue(evotune_torch.causality_alone(a, self.causal))
+
+    def test_anything_else_is_left_to_the_mask(self):
+        for name, a in (
+                ("a padding mask", self.arguments(attention_mask=torch.ones(2, 2049, dtype=torch.bool))),
+                ("another mask function", self.arguments(mask_function=lambda b, h, q, kv: kv <= q)),
+                ("a sliding window", self.arguments(local_size=1024)),
+                ("a skip transformers forbids", self.arguments(allow_is_causal_skip=False)),
+                ("a static cache longer than the queries reach", self.arguments(kv_length=4096)),
+                ("a static cache's offset tensor", self.arguments(q_offset=torch.tensor(2048))),
+                ("a sliding cache's offset", self.arguments(kv_offset=8)),
+                ("no sizes", {"mask_function": self.causal})):
+            with self.subTest(name):
+                self.assertFalse(evotune_torch.causality_alone(a, self.causal))
+
+
 class WithoutTheLibrary(unittest.TestCase):
     def test_a_missing_library_is_a_clear_error(self):
         import subprocess
