@@ -3,9 +3,9 @@
 the KV cache appended by concatenation (transformers' DynamicCache), then attention on the new K and V, which
 the concatenation just wrote, so they sit in L2 (17 MB a layer against 50 MB of L2). Four layers, each with
 its own cache, captured into one CUDA graph per implementation and replayed (--replays a sample, median of
---samples); the concatenations alone are timed the same way and subtracted. Beside it, the attention call alone with L2
-flushed before each call (a 256 MiB write; CUDA-event median), the regime evotune's searches time. A
-torch.profiler trace of one eager layer lists each implementation's kernels.
+--samples); the concatenations alone are timed the same way and subtracted. Beside it, the attention call
+alone with L2 flushed before each call (a 256 MiB write; CUDA-event median), the regime evotune's searches
+time. A torch.profiler trace of one eager layer lists each implementation's kernels.
 
     EVOTUNE_CAPI_LIBRARY=build-device/runtime/libevotune_capi.so python scripts/decode_step_probe.py --out DIR
 """
