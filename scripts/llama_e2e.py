@@ -372,6 +372,13 @@ def main():
             stop.synchronize()
         return start.elapsed_time(stop), out.past_key_values
 
+    def pair_figures(ours, theirs, what):
+        """Medians of both sides' times and of their ratios (SDPA / evotune), and how many favour evotune."""
+        ratios = [t / o for o, t in zip(ours, theirs)]
+        return {"evotune_ms": statistics.median(ours), "sdpa_ms": statistics.median(theirs),
+                "median_ratio_sdpa_over_evotune": statistics.median(ratios),
+                f"evotune_faster_{what}": sum(r > 1 for r in ratios), what: len(ratios)}
+
     for name, backend in (("sdpa_flash", SDPBackend.FLASH_ATTENTION), ("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION),
                           ("sdpa_default", None)):
         with torch.no_grad():
@@ -385,10 +392,7 @@ def main():
             if i >= 2:
                 ours.append(a)
                 theirs.append(b)
-        ratios = sorted(t / o for o, t in zip(ours, theirs))
-        paired[name] = {"evotune_ms": statistics.median(ours), "sdpa_ms": statistics.median(theirs),
-                        "median_ratio_sdpa_over_evotune": statistics.median(ratios),
-                        "evotune_faster_steps": sum(r > 1 for r in ratios), "steps": len(ratios)}
+        paired[name] = pair_figures(ours, theirs, "steps")
         log(f"paired decode vs {name}: {json.dumps(paired[name])}")
         gc.collect()
 
@@ -418,10 +422,7 @@ def main():
             if i >= 2:
                 ours.append(a)
                 theirs.append(b)
-        ratios = sorted(t / o for o, t in zip(ours, theirs))
-        prefill_paired[name] = {"evotune_ms": statistics.median(ours), "sdpa_ms": statistics.median(theirs),
-                                "median_ratio_sdpa_over_evotune": statistics.median(ratios),
-                                "evotune_faster_pairs": sum(r > 1 for r in ratios), "pairs": len(ratios)}
+        prefill_paired[name] = pair_figures(ours, theirs, "pairs")
         log(f"paired prefill vs {name}: {json.dumps(prefill_paired[name])}")
         gc.collect()
     del model_sdpa
