@@ -64,7 +64,8 @@ def parse_args():
                    help="replays a CUDA-graph sample times back to back (default 50)")
     p.add_argument("--profile", action="store_true",
                    help="also profile 20 decode steps of evotune and of SDPA flash (torch.profiler, CPU and CUDA "
-                        "time per op) into OUT/profile_*.txt")
+                        "time per op) into OUT/profile_*.txt, and 20 replays of each implementation's graphed "
+                        "last step (CUDA time per kernel) into OUT/profile_graphed_*.txt")
     args = p.parse_args()
     for name in ("layers", "batch", "prompt", "steps", "reps", "rounds", "prefill_pairs", "graph_rounds",
                  "graph_replays"):
@@ -499,6 +500,18 @@ def main():
             graphed["ms_per_step"].setdefault(name, []).append(statistics.median(values))
         log(f"decode step {position} under CUDA graphs, ms: "
             + "; ".join(f"{n} {statistics.median(v):.4f}" for n, v in samples.items()))
+        if args.profile and position == graphed["positions"][-1]:
+            from torch.profiler import ProfilerActivity, profile
+
+            for name, (graph, *_) in graphs.items():
+                torch.cuda.synchronize()
+                with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                    for _ in range(20):
+                        graph.replay()
+                    torch.cuda.synchronize()
+                table = prof.key_averages().table(sort_by="cuda_time_total", row_limit=30, max_name_column_width=90)
+                (out_dir / f"profile_graphed_{name}.txt").write_text(
+                    f"# 20 replays of the graphed decode step {position}, {name}\n{table}\n")
         del graphs, samples
         torch.cuda.empty_cache()
     gc.enable()
