@@ -161,7 +161,8 @@ __device__ __forceinline__ void combine_if_last(const Tile& w, const AttentionPa
 //
 // On sm_90+ the harness and the launcher launch it as a programmatic dependent launch (it may start while the
 // attention kernel still runs): griddepcontrol.wait holds it until that grid has finished and its partials
-// are visible. Launched plainly, the wait returns at once.
+// are visible. Launched plainly, the wait returns at once. The attention kernels wait the same way on entry:
+// the launcher launches them programmatically too (attention_family.h), after whatever kernel wrote Q, K, V.
 #if __CUDA_ARCH__ >= 900
 #define EVOTUNE_WAIT_FOR_PREVIOUS_GRID() asm volatile("griddepcontrol.wait;" ::: "memory")
 #else
