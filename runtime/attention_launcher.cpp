@@ -29,7 +29,6 @@ struct AttentionLauncher::Impl {
   std::optional<runtime::Kernel> kernel;
   std::optional<runtime::Kernel> combine;  // split-KV configs
   bool programmatic_combine = false;        // attention::programmatic_combine
-  bool programmatic_attention = false;      // attention::programmatic_attention
   bool from_cache = false;
   bool ahead_of_time = false;
   double compile_seconds = 0;
@@ -118,7 +117,6 @@ void AttentionLauncher::take_kernels(const std::string& kernel_name) {
   Impl& m = *impl_;
   m.kernel.emplace(m.module->kernel(kernel_name));
   m.registers = m.kernel->attributes().registers_per_thread;
-  m.programmatic_attention = attention::programmatic_attention(*m.kernel);
   if (m.config.at("splits") != 1 && m.config.at("combine") == attention::kCombineKernel) {
     m.combine.emplace(m.module->kernel("attention_combine"));
     m.programmatic_combine = attention::programmatic_combine(*m.combine);
@@ -208,10 +206,6 @@ void AttentionLauncher::launch(const AttentionShape& call_shape, CUdeviceptr q, 
       throw std::invalid_argument(std::string("attention shape: ") + e.what());
     }
     m.plan = attention::launch_plan(m.config, problem, DeviceLimits::from(m.props));
-    // Both kernels as programmatic dependent launches where their code waits for the grid before them: the
-    // attention kernel's launch then overlaps the tail of whatever wrote its inputs (a KV-cache append, RoPE),
-    // as the combine's overlaps the attention kernel's.
-    m.plan.kernel.programmatic_dependency = m.programmatic_attention;
     if (m.plan.combine) m.plan.combine->programmatic_dependency = m.programmatic_combine;
     m.validated = shape;
   }

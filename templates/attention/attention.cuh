@@ -217,9 +217,6 @@ template <class Tunables>
 __global__ void __launch_bounds__(Tunables::warps * 32, Tunables::min_ctas)
     attention_fwd(const __grid_constant__ AttentionParams p) {
   using Cfg = evotune_attention::KernelConfig<Tunables>;
-  // Launched as a programmatic dependent launch, the grid may start while the kernel before it still runs:
-  // nothing is read (inputs, counters) until that grid has finished. Launched plainly, this returns at once.
-  EVOTUNE_WAIT_FOR_PREVIOUS_GRID();
   if constexpr (Tunables::mma == 1) {
     evotune_attention::attention_forward<Cfg, evotune_attention::MmaMainloop<Cfg>>(p);
   } else {

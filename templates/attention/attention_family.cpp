@@ -1750,8 +1750,6 @@ const std::string& kernel_sources_digest() {
 
 bool programmatic_combine(const runtime::Kernel& combine) { return combine.attributes().binary_version >= 90; }
 
-bool programmatic_attention(const runtime::Kernel& kernel) { return kernel.attributes().binary_version >= 90; }
-
 void prepare_kernel(const runtime::Kernel& kernel, const Config& config, int dynamic_shared_bytes) {
   kernel.set_max_dynamic_shared_bytes(dynamic_shared_bytes);
   // With no preference the driver may run an SM at a smaller carveout that holds fewer CTAs than the

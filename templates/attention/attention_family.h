@@ -130,11 +130,6 @@ LaunchPlan launch_plan(const Config& config, const Problem& problem, const Devic
 // or newer, where combine.cuh waits (griddepcontrol.wait) for the attention kernel before reading the
 // partials. A combine built for an older target has no wait, and must start after the attention kernel.
 bool programmatic_combine(const runtime::Kernel& combine);
-// Whether a loaded attention kernel may be launched as a programmatic dependent launch, its launch overlapping
-// the tail of the kernel before it on the stream (whatever wrote Q, K, V): its code is for sm_90 or newer,
-// where attention_fwd and attention_fwd_wgmma wait (griddepcontrol.wait) on entry. The launcher library does
-// so; the harness launches it plainly, so a timed sample starts once the L2 flush before it has finished.
-bool programmatic_attention(const runtime::Kernel& kernel);
 // Readies a loaded attention kernel for its launches (the harness's and the launcher library's): its dynamic
 // shared memory limit, and with min_ctas > 1 the largest shared-memory carveout, so that the CTAs per SM
 // its launch bounds ask for fit beside each other whatever carveout the driver would have picked.

@@ -161,27 +161,18 @@ __device__ __forceinline__ void combine_if_last(const Tile& w, const AttentionPa
 //
 // On sm_90+ the harness and the launcher launch it as a programmatic dependent launch (it may start while the
 // attention kernel still runs): griddepcontrol.wait holds it until that grid has finished and its partials
-// are visible. Launched plainly, the wait returns at once. The attention kernels wait the same way on entry:
-// the launcher launches them programmatically too (attention_family.h), after whatever kernel wrote Q, K, V.
-// EVOTUNE_LET_NEXT_GRID_LAUNCH lets the kernel after this one on the stream launch now, if it was launched
-// programmatically (a library's GEMM may be): its own griddepcontrol.wait still holds its reads until this grid
-// has finished, but its launch, and whatever it does before that wait, overlap this grid's run.
+// are visible. Launched plainly, the wait returns at once.
 #if __CUDA_ARCH__ >= 900
 #define EVOTUNE_WAIT_FOR_PREVIOUS_GRID() asm volatile("griddepcontrol.wait;" ::: "memory")
-#define EVOTUNE_LET_NEXT_GRID_LAUNCH() asm volatile("griddepcontrol.launch_dependents;")
 #else
 #define EVOTUNE_WAIT_FOR_PREVIOUS_GRID() \
   do {                                   \
-  } while (0)
-#define EVOTUNE_LET_NEXT_GRID_LAUNCH() \
-  do {                                 \
   } while (0)
 #endif
 #define EVOTUNE_ATTENTION_COMBINE(T, D)                                                                  \
   extern "C" __global__ void __launch_bounds__(evotune_attention::kCombineThreads)                       \
       attention_combine(const __grid_constant__ AttentionParams p) {                                     \
     EVOTUNE_WAIT_FOR_PREVIOUS_GRID();                                                                    \
-    EVOTUNE_LET_NEXT_GRID_LAUNCH(); /* the combine is short: the next kernel's launch overlaps it */      \
     const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;     \
     if (row < static_cast<long long>(p.b) * p.hq * p.sq) {                                               \
       evotune_attention::combine_row<T, D>(p, evotune_attention::combine_output_row(p, row), threadIdx.x % 32); \

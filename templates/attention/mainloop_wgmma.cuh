@@ -932,6 +932,5 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
 template <class Tunables>
 __global__ void __launch_bounds__(evotune_wgmma::threads(Tunables::block_m), Tunables::min_ctas)
     attention_fwd_wgmma(const __grid_constant__ TmaAttentionParams args) {
-  EVOTUNE_WAIT_FOR_PREVIOUS_GRID();  // as attention_fwd: a programmatic launch reads nothing before this
   evotune_attention::attention_forward_wgmma<evotune_attention::WgmmaConfig<Tunables>>(args);
 }
