@@ -512,6 +512,9 @@ def main():
                 table = prof.key_averages().table(sort_by="cuda_time_total", row_limit=30, max_name_column_width=90)
                 (out_dir / f"profile_graphed_{name}.txt").write_text(
                     f"# 20 replays of the graphed decode step {position}, {name}\n{table}\n")
+                # The timeline (every kernel's start and duration), for the gaps between kernels that the
+                # per-kernel table cannot show: scripts/trace_gaps.py reads it.
+                prof.export_chrome_trace(str(out_dir / f"trace_graphed_{name}.json"))
         del graphs, samples
         torch.cuda.empty_cache()
     gc.enable()
