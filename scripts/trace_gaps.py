@@ -2,8 +2,9 @@
 """Where a graphed decode step's time goes, from torch.profiler chrome traces of its replays
 (llama_e2e.py --profile writes OUT/trace_graphed_<implementation>.json, 20 replays each): per replay, the
 span from the first kernel's start to the last kernel's end, the time some kernel was running (the union of
-their intervals), and the idle rest; and around each attention call (the kernels whose names match --attention), the idle time
-before its first kernel and after its last, and its own span. Medians over the replays, one line per trace.
+their intervals), and the idle rest; and around each attention call (the kernels whose names match
+--attention), the idle time before its first kernel and after its last, and its own span. Medians over the
+replays, one line per trace.
 
     python3 scripts/trace_gaps.py DIR/trace_graphed_*.json
 """
@@ -56,8 +57,8 @@ def busy(intervals):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("traces", nargs="+")
-    p.add_argument("--attention", default="attention_fwd|attention_combine|sdpa|flash_fwd|lean_reduction",
-                   help="regex of the attention calls' kernel names")
+    p.add_argument("--attention", help="regex of the attention calls' kernel names",
+                   default="attention_fwd|attention_combine|sdpa|flash_fwd|lean_reduction")
     p.add_argument("--replays", type=int, default=20, help="replays in each trace (default 20)")
     p.add_argument("--replay-gap-us", type=float, default=20.0,
                    help="where the kernels do not divide into --replays: an idle gap longer than this starts a "
