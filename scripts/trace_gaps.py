@@ -61,8 +61,8 @@ def main():
                    default="attention_fwd|attention_combine|sdpa|flash_fwd|lean_reduction")
     p.add_argument("--replays", type=int, default=20, help="replays in each trace (default 20)")
     p.add_argument("--replay-gap-us", type=float, default=20.0,
-                   help="where the kernels do not divide into --replays: an idle gap longer than this starts a "
-                        "new replay (default 20)")
+                   help="where the kernels do not divide into --replays: an idle gap longer than this "
+                        "starts a new replay (default 20)")
     args = p.parse_args()
     pattern = re.compile(args.attention)
     for path in args.traces:
