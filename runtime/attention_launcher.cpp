@@ -253,9 +253,9 @@ void AttentionLauncher::launch(const AttentionShape& call_shape, CUdeviceptr q, 
   if (plan.workspace_bytes > 0 && (!m.workspace || m.workspace->bytes() < plan.workspace_bytes)) {
     if (capturing) {
       throw std::runtime_error(fmt::format(
-          "tuned attention ({}): this shape needs a {}-byte workspace the launcher has not allocated, and its "
-          "stream is being captured into a CUDA graph, where allocating is not allowed: run the shape once on "
-          "this stream before capturing",
+          "tuned attention ({}): this shape needs a {}-byte workspace the launcher has not "
+          "allocated, and its stream is being captured into a CUDA graph, where allocating is not "
+          "allowed: run the shape once on this stream before capturing",
           m.config_text, plan.workspace_bytes));
     }
     if (m.captured && m.workspace) {
@@ -266,10 +266,10 @@ void AttentionLauncher::launch(const AttentionShape& call_shape, CUdeviceptr q, 
     m.zeroed_counters = {0, 0};
   }
   attention::bind_workspace(params, plan, shape.d, m.workspace ? m.workspace->get() : 0);
-  // The counters (combine=last_cta, scheduler=dynamic) must read zero when the kernel starts. Each launch leaves its
-  // counters at zero, but another shape puts them elsewhere in the workspace (after its partials), over
-  // bytes an earlier shape's partials may have left: zero them, in stream order, whenever they move, and on
-  // every launch once one was captured (a graph's replays write partials the launcher does not see).
+  // The counters (combine=last_cta, scheduler=dynamic) must read zero when the kernel starts. Each launch
+  // leaves its counters at zero, but another shape puts them elsewhere in the workspace (after its partials),
+  // over bytes an earlier shape's partials may have left: zero them, in stream order, whenever they move, and
+  // on every launch once one was captured (a graph's replays write partials the launcher does not see).
   const std::pair<CUdeviceptr, std::size_t> counters{reinterpret_cast<CUdeviceptr>(params.counters),
                                                      plan.counters};
   if (plan.counters > 0 && (counters != m.zeroed_counters || m.captured)) {

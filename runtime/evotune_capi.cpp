@@ -193,14 +193,16 @@ int forward(const evotune_attention_shape& s, const evotune_attention_layout* st
     // A new launcher loads its module (and JIT may compile): not work to do while the stream is being
     // captured into a CUDA graph. The caller's warm-up call on this stream creates it instead.
     CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (evotune::runtime::driver().cuStreamIsCapturing(static_cast<CUstream>(stream), &capture) == CUDA_SUCCESS &&
+    const auto& driver = evotune::runtime::driver();
+    if (driver.cuStreamIsCapturing(static_cast<CUstream>(stream), &capture) == CUDA_SUCCESS &&
         capture != CU_STREAM_CAPTURE_STATUS_NONE) {
-      return fail(EVOTUNE_FAILED,
-                  fmt::format("the first call of {} on this stream is being captured into a CUDA graph; the "
-                              "kernel is loaded (and its workspace allocated) on a stream's first call, which "
-                              "a capture does not allow: call it once on this stream before capturing",
-                              problem_text(problem_of(s))),
-                  error, error_size);
+      return fail(
+          EVOTUNE_FAILED,
+          fmt::format("the first call of {} on this stream is being captured into a CUDA graph; the "
+                      "kernel is loaded (and its workspace allocated) on a stream's first call, which "
+                      "a capture does not allow: call it once on this stream before capturing",
+                      problem_text(problem_of(s))),
+          error, error_size);
     }
     auto launcher = found.entry != nullptr
                         ? std::make_unique<evotune::AttentionLauncher>(

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <functional>
 #include <future>
-#include <memory>
 #include <map>
+#include <memory>
 
 #include "harness/attention_cpu_reference.h"
 #include "harness/attention_kernel.h"
@@ -407,9 +407,9 @@ TEST(GpuAttention, LauncherSplitsWithItsOwnWorkspace) {
 }
 
 // CUDA graphs: a combine=last_cta launcher whose launches are captured at one shape while eager launches of
-// others move its tile counters around its workspace. A replay writes the captured shape's partials behind the
-// launcher's back, over where a smaller shape's counters were left zero: once a launch was captured, every
-// launch must zero its counters (the sequence below fails without that). A workspace that grows after a
+// others move its tile counters around its workspace. A replay writes the captured shape's partials behind
+// the launcher's back, over where a smaller shape's counters were left zero: once a launch was captured,
+// every launch must zero its counters (the sequence below fails without that). A workspace that grows after a
 // capture keeps the old one for the graph. A launch during capture that would allocate is refused with a
 // message, and the capture ends clean.
 TEST(GpuAttention, LauncherLaunchesCanBeCapturedIntoGraphs) {
@@ -417,13 +417,14 @@ TEST(GpuAttention, LauncherLaunchesCanBeCapturedIntoGraphs) {
   GpuFixture f;
   AttentionLauncherOptions options;
   options.cache_dir = f.cache_dir.path().string();
-  const evotune::AttentionLauncher last_cta("block_m=16,warps=4,kv_warps=4,block_n=64,stages=3,pack_gqa=on,"
-                                            "splits=auto,combine=last_cta",
-                                            128, false, false, options);
+  const evotune::AttentionLauncher last_cta(
+      "block_m=16,warps=4,kv_warps=4,block_n=64,stages=3,pack_gqa=on,"
+      "splits=auto,combine=last_cta",
+      128, false, false, options);
   struct Case {
     Case(const char* text, GpuFixture& f)
-        : problem(Problem::parse(text)), shape{problem.b, problem.hq, problem.hkv, problem.sq, problem.skv,
-                                               problem.d, false, false},
+        : problem(Problem::parse(text)),
+          shape{problem.b, problem.hq, problem.hkv, problem.sq, problem.skv, problem.d, false, false},
           ws(problem, f.compiler, f.target, 51, f.stream) {}
     Problem problem;
     evotune::AttentionShape shape;
@@ -457,7 +458,8 @@ TEST(GpuAttention, LauncherLaunchesCanBeCapturedIntoGraphs) {
   };
   CUgraphExec exec = nullptr;
   auto capture = [&]() -> std::string {
-    EVOTUNE_CU(cuStreamBeginCapture(f.stream.get(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "beginning a capture");
+    EVOTUNE_CU(cuStreamBeginCapture(f.stream.get(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+               "beginning a capture");
     std::string refused;
     try {
       launch(captured);

@@ -34,11 +34,11 @@ __all__ = [
     "NotCoveredError",
     "attention",
     "available",
+    "causality_alone",
     "library_path",
     "nvrtc_loaded",
     "plan",
     "register_transformers",
-    "causality_alone",
     "table",
 ]
 
@@ -395,19 +395,20 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
 
 
 def causality_alone(mask_arguments: dict, causal_mask_function) -> bool:
-    """Whether transformers' mask arguments (the keywords its mask interface is called with) describe causality
-    alone, aligned bottom-right as evotune's causal is: no padding mask, transformers' plain causal mask
-    function (causal_mask_function, passed in so this needs no transformers import), no local window, a skip
-    transformers allows (it forbids one for a compileable cache's decode), and the queries the last q_length
-    of all kv_length positions. Decided from the arguments alone: no tensor is read, so no host sync, and it
-    holds under CUDA graph capture, where transformers spells out every mask because it cannot look at a
-    padding mask there (here there is none)."""
+    """Whether transformers' mask arguments (the keywords its mask interface is called with) describe
+    causality alone, aligned bottom-right as evotune's causal is: no padding mask, transformers' plain causal
+    mask function (causal_mask_function, passed in so this needs no transformers import), no local window, a
+    skip transformers allows (it forbids one for a compileable cache's decode), and the queries the last
+    q_length of all kv_length positions. Decided from the arguments alone: no tensor is read, so no host
+    sync, and it holds under CUDA graph capture, where transformers spells out every mask because it cannot
+    look at a padding mask there (here there is none)."""
     a = mask_arguments
     sizes = (a.get("q_offset", 0), a.get("q_length"), a.get("kv_length"), a.get("kv_offset", 0))
     if not all(type(n) is int for n in sizes):  # a static cache's offset is a tensor: not decided here
         return False
     q_offset, q_length, kv_length, kv_offset = sizes
-    return (a.get("attention_mask") is None and a.get("mask_function", causal_mask_function) is causal_mask_function
+    return (a.get("attention_mask") is None
+            and a.get("mask_function", causal_mask_function) is causal_mask_function
             and a.get("local_size") is None and a.get("allow_is_causal_skip", True) is True
             and kv_offset == 0 and q_offset + q_length == kv_length)
 

@@ -185,8 +185,8 @@ class Layouts(unittest.TestCase):
 
 
 class TransformersMasks(unittest.TestCase):
-    """causality_alone decides from transformers' mask arguments alone (no tensor read) when a mask is causality
-    alone, aligned bottom-right: then evotune needs none, also under CUDA graph capture."""
+    """causality_alone decides from transformers' mask arguments alone (no tensor read) when a mask is
+    causality alone, aligned bottom-right: then evotune needs none, also under CUDA graph capture."""
 
     @staticmethod
     def causal(batch, head, q, kv):  # stands in for transformers.masking_utils.causal_mask_function
@@ -201,7 +201,8 @@ class TransformersMasks(unittest.TestCase):
     def test_causality_alone(self):
         for name, a in (("a decode step", self.arguments()),
                         ("a prefill", self.arguments(q_length=2048, kv_length=2048, q_offset=0)),
-                        ("a prefill extending a cache", self.arguments(q_length=512, kv_length=2048, q_offset=1536))):
+                        ("a prefill extending a cache",
+                         self.arguments(q_length=512, kv_length=2048, q_offset=1536))):
             with self.subTest(name):
                 self.assertTrue(evotune_torch.causality_alone(a, self.causal))
 

@@ -185,19 +185,19 @@ class AgainstSdpa(unittest.TestCase):
     def test_cuda_graph_capture_and_replay(self):
         # A decode step (split-KV and its combine) and the LLaMA prefill (the dynamic scheduler's counters),
         # captured on a stream after a warm-up call there: replays compute on whatever the captured buffers
-        # hold, bit for bit as eager calls do, also after the stream's launcher grew its workspace for a larger
-        # shape (the graph keeps the one it was captured with).
+        # hold, bit for bit as eager calls do, also after the stream's launcher grew its workspace for a
+        # larger shape (the graph keeps the one it was captured with).
         cases = [("decode", 2, 32, 8, 1, 2112, 128, False, torch.bfloat16, 4),
                  ("LLaMA prefill", 2, 32, 8, 2048, 2048, 128, True, torch.bfloat16, 3)]
         for i, (name, b, hq, hkv, sq, skv, d, causal, dtype, larger_b) in enumerate(cases):
             with self.subTest(name):
-                self.assertEqual(evotune_torch.plan(b, hq, hkv, sq, skv, d, causal, dtype)["entry_problem"],
-                                 evotune_torch.plan(larger_b, hq, hkv, sq, skv, d, causal, dtype)["entry_problem"],
-                                 "the larger shape must run on the same kernel (the same launcher)")
+                entry = evotune_torch.plan(b, hq, hkv, sq, skv, d, causal, dtype)["entry_problem"]
+                self.assertEqual(entry, evotune_torch.plan(larger_b, hq, hkv, sq, skv, d, causal, dtype)
+                                 ["entry_problem"], "the larger shape must run on the same kernel (launcher)")
                 q, k, v = inputs(b, hq, hkv, sq, skv, d, dtype, seed=300 + i)
                 stream = torch.cuda.Stream()
                 with torch.cuda.stream(stream):
-                    evotune_torch.attention(q, k, v, causal=causal)  # loads the kernel, allocates the workspace
+                    evotune_torch.attention(q, k, v, causal=causal)  # loads the kernel and its workspace
                 stream.synchronize()
                 graph = torch.cuda.CUDAGraph()
                 with torch.cuda.graph(graph, stream=stream):
@@ -218,7 +218,8 @@ class AgainstSdpa(unittest.TestCase):
     def test_a_first_call_during_capture_is_refused_clearly(self):
         q, k, v = inputs(2, 32, 8, 1, 2112, 128, torch.bfloat16, seed=12)
         graph = torch.cuda.CUDAGraph()
-        with self.assertRaisesRegex(evotune_torch.EvotuneError, "call it once on this stream before capturing"):
+        with self.assertRaisesRegex(evotune_torch.EvotuneError,
+                                    "call it once on this stream before capturing"):
             with torch.cuda.graph(graph, stream=torch.cuda.Stream()):  # a stream the op has not run on
                 evotune_torch.attention(q, k, v)
 
@@ -300,10 +301,10 @@ class Transformers(unittest.TestCase):
               f"evotune vs SDPA {rel(ours, sdpa_logits):.4g}")
         self.assertTrue(torch.isfinite(ours).all().item())
         self.assertLessEqual(rel(ours, fp32), 1.2 * rel(sdpa_logits, fp32) + 1e-3)
-        # A decode step captured into a CUDA graph: transformers spells out every mask under capture (it cannot
-        # look at a padding mask there), and the registered mask function sees from its arguments that none is
-        # needed, without a sync. The replay gives the eager step's logits (bit for bit but for the GEMMs, which
-        # may pick other algorithms on the capture stream).
+        # A decode step captured into a CUDA graph: transformers spells out every mask under capture (it
+        # cannot look at a padding mask there), and the registered mask function sees from its arguments that
+        # none is needed, without a sync. The replay gives the eager step's logits (bit for bit but for the
+        # GEMMs, which may pick other algorithms on the capture stream).
         with torch.no_grad():
             cache = model(ids[:, :1536], use_cache=True).past_key_values
             token = ids[:, 1536:1537].clone()
@@ -319,8 +320,8 @@ class Transformers(unittest.TestCase):
             graph.replay()
             torch.cuda.synchronize()
             replayed = captured.logits.float()
-        print(f"  LLaMA decode step under a CUDA graph: logits {rel(replayed, eager):.3g} from the eager step's"
-              f" (bit-identical: {torch.equal(replayed, eager)})")
+        print(f"  LLaMA decode step under a CUDA graph: logits {rel(replayed, eager):.3g} from the eager "
+              f"step's (bit-identical: {torch.equal(replayed, eager)})")
         self.assertLessEqual(rel(replayed, eager), 1e-2)
         # Padding needs a mask evotune cannot apply: refused, not ignored.
         padding = torch.ones(2, 64, dtype=torch.long, device="cuda")
