@@ -23,6 +23,7 @@ import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
 import evotune_torch  # noqa: E402
+from layout_timing import median_us  # noqa: E402  (CUDA-event median, L2 flushed before each call)
 
 IMPLEMENTATIONS = {"evotune": None, "sdpa_default": None, "sdpa_cudnn": SDPBackend.CUDNN_ATTENTION,
                    "sdpa_flash": SDPBackend.FLASH_ATTENTION}
@@ -102,19 +103,8 @@ def main():
         # The attention call alone, L2 flushed before each (cold), on the first layer's appended cache.
         q, old, new = layers[0]
         k, v = (torch.cat([o, n], dim=2) for o, n in zip(old, new))
-        cold = {}
-        for name in IMPLEMENTATIONS:
-            times = []
-            for i in range(3 + args.samples):
-                flush.zero_()
-                start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                start.record()
-                attend(name, q, k, v)
-                stop.record()
-                stop.synchronize()
-                if i >= 3:
-                    times.append(start.elapsed_time(stop) * 1000)
-            cold[name] = statistics.median(times)
+        cold = {name: median_us(lambda name=name: attend(name, q, k, v), args.samples, flush)
+                for name in IMPLEMENTATIONS}
         results["lengths"][length] = {"graph_us_per_step": {str(n): statistics.median(s)
                                                             for n, s in samples.items()},
                                       "attention_us_per_layer_in_the_step": per_layer,

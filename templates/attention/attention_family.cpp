@@ -489,9 +489,8 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   // SMs, or between one and ~1.6 rounds) the 128-row rule above decides, as before.
   // (At d=64, c has 192 rows, unpacked, here.) The share of the slots of whole rounds of one CTA per SM
   // (or of a grid's waves) that a config's tiles fill:
-  auto wave_efficiency = [&](const Config& candidate) {
-    const long long ctas = unsplit_ctas(candidate, p), waves = (ctas + limits.sm_count - 1) / limits.sm_count;
-    return static_cast<double>(ctas) / static_cast<double>(waves * limits.sm_count);
+  auto rounds_filled = [&](const Config& candidate) {
+    return wave_efficiency(unsplit_ctas(candidate, p), limits.sm_count);
   };
   // The padding bound holds up to 1024 keys (the shapes above). Past them, for prefill (the short chunks of
   // fewer than 128 queries have rules of their own), the walk leads the 192-row grid it fell back to whatever
@@ -504,7 +503,7 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
   const long long rows192_tiles = unsplit_ctas(c, p);
   const bool padding_allowed = (padded_rows - p.sq) * 8 <= padded_rows || (p.skv > 1024 && p.sq >= 128);
   const bool rows192_persistent = p.d == 64 && !p.causal && padding_allowed &&
-                                  rows192_tiles >= limits.sm_count && wave_efficiency(c) >= 0.8;
+                                  rows192_tiles >= limits.sm_count && rounds_filled(c) >= 0.8;
   // Unless 64-row tiles hold at least a sixth fewer rows (192-row tiles 1.2 times theirs): in that call a
   // four-CTA row (the config of short ranges below, on the dynamic scheduler) cost 1.11-1.21 times a walk row
   // where a KV head serves one or two query heads, and 1.27-1.39 times where it serves four or eight (there
@@ -533,7 +532,7 @@ std::optional<WgmmaSides> wgmma_sides(const Problem& p, const DeviceLimits& limi
     rows128.set("block_m", 128);
     rows128.set("producer_regs", 24);
     rows128 = conform(rows128);
-    if (wave_efficiency(rows128) > wave_efficiency(c) + 0.1) c = rows128;
+    if (rounds_filled(rows128) > rounds_filled(c) + 0.1) c = rows128;
     // The rows out by TMA store from an output tile (o_store=tma), as the other grids'. On
     // the H100, median us of two rounds, o_store=threads / tma: faster on all seven such grids of
     // probe/call156 (the walk's wave bound not met), by 0.3-1.9% (b1 hq32 hkv4 sq1682 skv2523 104.9 / 103.3,
