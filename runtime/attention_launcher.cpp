@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <chrono>
 #include <optional>
 #include <span>
@@ -38,19 +39,45 @@ struct AttentionLauncher::Impl {
   // the checks and the planning.
   mutable std::optional<AttentionShape> validated;
   mutable attention::LaunchPlan plan;
-  // The split workspace, grown on demand, and where the last zeroed tile counters are (see launch()).
-  mutable std::optional<runtime::DeviceBuffer> workspace;
-  mutable std::pair<CUdeviceptr, std::size_t> zeroed_counters{0, 0};
-  // Set once a launch was captured into a CUDA graph. A graph's replays use the workspace it was captured
-  // with, behind the launcher's back, so from then on a grown workspace keeps the old one alive (retired)
-  // and every launch zeroes its counters instead of trusting zeroed_counters.
-  mutable bool captured = false;
-  mutable std::vector<runtime::DeviceBuffer> retired_workspaces;
+  // The split partials and the tile counters, each in a buffer of its own, grown on demand (see launch()).
+  mutable std::optional<runtime::DeviceBuffer> workspace, counters;
+  // Buffers a larger shape replaced: kept, because a CUDA graph captured earlier may still use them (the
+  // launcher does not ask the driver on every launch whether it is being captured). Sizes round up to powers
+  // of two, so together they hold less than the buffers in use.
+  mutable std::vector<runtime::DeviceBuffer> retired;
+  void grow_buffers(std::size_t partial_bytes, std::size_t counter_bytes, CUstream stream) const;
   // The last launch's arguments: a launch of the same shape on the same Q, K and V reuses its TMA
   // descriptors (attention::KernelArguments::bind) instead of encoding three again on the host.
   mutable std::optional<attention::KernelArguments> arguments;
   mutable std::optional<AttentionShape> validated_arguments;  // the shape `arguments` was built for
 };
+
+// Grows the launcher's partials and counters buffers to at least these sizes (a new shape needs more).
+// Allocation is refused while `stream` is being captured into a CUDA graph (cuMemAlloc may not run then);
+// the replaced buffers are retired, not freed. New counters are zeroed in `stream`'s order.
+void AttentionLauncher::Impl::grow_buffers(std::size_t partial_bytes, std::size_t counter_bytes,
+                                           CUstream stream) const {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  EVOTUNE_CU(cuStreamIsCapturing(stream, &status), "asking whether the attention stream is being captured");
+  if (status != CU_STREAM_CAPTURE_STATUS_NONE) {
+    throw std::runtime_error(fmt::format(
+        "tuned attention ({}): this shape needs a {}-byte workspace the launcher has not allocated, and its "
+        "stream is being captured into a CUDA graph, where allocating is not allowed: run the shape once on "
+        "this stream before capturing",
+        config_text, partial_bytes + counter_bytes));
+  }
+  auto grow = [&](std::optional<runtime::DeviceBuffer>& buffer, std::size_t bytes, const char* label) {
+    if (bytes == 0 || (buffer && buffer->bytes() >= bytes)) return false;
+    if (buffer) retired.push_back(std::move(*buffer));
+    buffer.emplace(std::bit_ceil(bytes), label);
+    return true;
+  };
+  grow(workspace, partial_bytes, "split partials of the attention launcher");
+  if (grow(counters, counter_bytes, "tile counters of the attention launcher")) {
+    EVOTUNE_CU(cuMemsetD8Async(counters->get(), 0, counters->bytes(), stream), "zeroing the attention counters");
+  }
+}
+
 
 namespace {
 
@@ -242,41 +269,16 @@ void AttentionLauncher::launch(const AttentionShape& call_shape, CUdeviceptr q, 
   // The caller's thread may have another context current (or none); the module lives in the primary one.
   m.context->make_current();
   const attention::LaunchPlan& plan = m.plan;
-  // Only a launch that uses the workspace asks whether its stream is being captured (a host-side query).
-  bool capturing = false;
-  if (plan.workspace_bytes > 0) {
-    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-    EVOTUNE_CU(cuStreamIsCapturing(stream, &status), "asking whether the attention stream is being captured");
-    capturing = status != CU_STREAM_CAPTURE_STATUS_NONE;
-    m.captured = m.captured || capturing;
+  const std::size_t partial_bytes = plan.partial_bytes(), counter_bytes = plan.counters * sizeof(unsigned);
+  if ((partial_bytes > 0 && (!m.workspace || m.workspace->bytes() < partial_bytes)) ||
+      (counter_bytes > 0 && (!m.counters || m.counters->bytes() < counter_bytes))) {
+    m.grow_buffers(partial_bytes, counter_bytes, stream);
   }
-  if (plan.workspace_bytes > 0 && (!m.workspace || m.workspace->bytes() < plan.workspace_bytes)) {
-    if (capturing) {
-      throw std::runtime_error(fmt::format(
-          "tuned attention ({}): this shape needs a {}-byte workspace the launcher has not "
-          "allocated, and its stream is being captured into a CUDA graph, where allocating is not "
-          "allowed: run the shape once on this stream before capturing",
-          m.config_text, plan.workspace_bytes));
-    }
-    if (m.captured && m.workspace) {
-      m.retired_workspaces.push_back(std::move(*m.workspace));  // a graph may still use it
-    }
-    m.workspace.reset();  // otherwise free the smaller one first: the device may not hold both
-    m.workspace.emplace(plan.workspace_bytes, "workspace of the attention launcher");
-    m.zeroed_counters = {0, 0};
-  }
-  attention::bind_workspace(params, plan, shape.d, m.workspace ? m.workspace->get() : 0);
-  // The counters (combine=last_cta, scheduler=dynamic) must read zero when the kernel starts. Each launch
-  // leaves its counters at zero, but another shape puts them elsewhere in the workspace (after its partials),
-  // over bytes an earlier shape's partials may have left: zero them, in stream order, whenever they move, and
-  // on every launch once one was captured (a graph's replays write partials the launcher does not see).
-  const std::pair<CUdeviceptr, std::size_t> counters{reinterpret_cast<CUdeviceptr>(params.counters),
-                                                     plan.counters};
-  if (plan.counters > 0 && (counters != m.zeroed_counters || m.captured)) {
-    EVOTUNE_CU(cuMemsetD8Async(counters.first, 0, plan.counters * sizeof(unsigned), stream),
-               "zeroing the attention counters");
-    m.zeroed_counters = counters;
-  }
+  // The counters (combine=last_cta, scheduler=dynamic, stream_k) read zero when a kernel starts: zeroed when
+  // allocated, and every launch leaves them at zero. No partials are ever written over them, whatever the
+  // shape, so neither a shape change nor a graph's replay needs a memset.
+  attention::bind_workspace(params, plan, shape.d, m.workspace ? m.workspace->get() : 0,
+                            m.counters ? m.counters->get() : 0);
   if (m.arguments && m.validated_arguments && same_shape(*m.validated_arguments, shape)) {
     m.arguments->bind(params);
   } else {

@@ -116,18 +116,18 @@ class AttentionLauncher {
   // moot for a single query, sq = 1, which runs either way) or that is malformed, and
   // std::runtime_error when the launch fails.
   //
-  // Split-KV (a config with splits > 1, or splits=auto where the shape calls for it) enqueues two
-  // kernels that share a workspace of workspace_bytes(shape). The launcher allocates it on the first
-  // launch that needs it (cuMemAlloc, which synchronizes the device: do a warm-up launch before
-  // timing), keeps it, and grows it when a larger shape needs more. With combine=last_cta or
-  // scheduler=dynamic, a launch of a shape other than the last also zeroes the tile counters first (a
-  // small memset on `stream`). Because the
-  // workspace is the launcher's, launches of one launcher on streams that may run concurrently race on
-  // it: give each concurrent stream its own launcher.
+  // Split-KV (a config with splits > 1, or splits=auto where the shape calls for it) uses a workspace of
+  // workspace_bytes(shape): the chunks' partials and, with combine=last_cta (or scheduler=dynamic or
+  // stream_k), tile counters, which the launcher keeps in a buffer of their own. It allocates both on the
+  // first launch that needs them (cuMemAlloc, which synchronizes the device: do a warm-up launch before
+  // timing; the counters are zeroed then, and every launch leaves them at zero), keeps them, and grows them
+  // (to powers of two) when a larger shape needs more. Because the workspace is the launcher's, launches
+  // of one launcher on streams that may run concurrently race on it: give each concurrent stream its own
+  // launcher.
   // CUDA graphs: a launch may be captured once the launcher holds a workspace large enough for its shape
   // (a warm-up launch of that shape, or a larger one); a launch that would allocate during capture throws
-  // std::runtime_error instead. After a capture, a grown workspace keeps the old one for the graphs, and
-  // every launch zeroes its counters (the graph's node does so too), so eager launches and replays mix.
+  // std::runtime_error instead. A grown workspace keeps the old one alive for the graphs that use it, and
+  // replays need nothing else (no memset): eager launches and replays mix.
   // softmax_scale (non-zero) overrides options.softmax_scale for this call. `layout` (null: all four dense
   // BHSD) gives strided tensors, read and written in place; one the kernels cannot take (see
   // AttentionStrides) throws std::invalid_argument. The LSE is always dense [b, hq, sq].

@@ -1884,7 +1884,8 @@ TensorStrides normalised_strides(TensorStrides s, int batch, int heads, int seq,
   return s;
 }
 
-void bind_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim, CUdeviceptr workspace) {
+void bind_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim, CUdeviceptr workspace,
+                    CUdeviceptr counters) {
   params.splits = plan.splits;
   params.section_heads = plan.section_heads;
   params.partial_o = nullptr;
@@ -1902,7 +1903,8 @@ void bind_workspace(AttentionParams& params, const LaunchPlan& plan, int head_di
     params.partial_lse = params.partial_o + static_cast<std::size_t>(plan.splits) * rows * head_dim;
     partial_bytes = static_cast<std::size_t>(plan.splits) * rows * (head_dim + 1) * 4;
   }
-  if (plan.counters > 0) params.counters = reinterpret_cast<unsigned*>(workspace + partial_bytes);
+  if (plan.counters > 0)
+    params.counters = reinterpret_cast<unsigned*>(counters != 0 ? counters : workspace + partial_bytes);
 }
 
 void set_sections(TmaAttentionParams& args, int pairs, int section_heads) {

@@ -119,6 +119,7 @@ struct LaunchPlan {
   std::size_t workspace_bytes = 0;  // split partials (or stream_k slots), then counters; zeroed when allocated
   // At the workspace's end: combine=last_cta's per tile, scheduler=dynamic's one, stream_k's per tail tile.
   std::size_t counters = 0;
+  std::size_t partial_bytes() const { return workspace_bytes - counters * sizeof(unsigned); }
   // scheduler=stream_k: partial-piece slots (two per CTA) of slot_rows rows each, at the workspace's start.
   std::size_t stream_k_slots = 0;
   int slot_rows = 0;
@@ -153,8 +154,11 @@ int splits_within_streams(const Config& config, const Problem& problem, long lon
 std::size_t split_workspace_bytes(const Problem& problem, int splits);
 // Points the kernel arguments at a workspace of plan.workspace_bytes (partial outputs and their LSEs when
 // split, then the plan's counters: combine=last_cta's per tile, scheduler=dynamic's one) and sets the split
-// count; clears what the plan does not use. Rows come from params (b * hq * sq).
-void bind_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim, CUdeviceptr workspace);
+// count; clears what the plan does not use. Rows come from params (b * hq * sq). `counters` (non-zero) puts
+// the counters there instead, in a buffer of their own (the launcher's: see attention_launcher.cpp); the
+// workspace then needs only plan.partial_bytes().
+void bind_workspace(AttentionParams& params, const LaunchPlan& plan, int head_dim, CUdeviceptr workspace,
+                    CUdeviceptr counters = 0);
 // The strides of a dense BHSD tensor [b, heads, seq, head_dim], in elements.
 TensorStrides dense_strides(int heads, int seq, int head_dim);
 // Sets Q, K, V and O of `params` dense BHSD (from its sizes): what the harness's own buffers are.
