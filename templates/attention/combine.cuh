@@ -129,34 +129,22 @@ __device__ __forceinline__ OutputRow combine_output_row(const AttentionParams& p
   return OutputRow{row, row_offset(p.o_strides, batch, head, query)};
 }
 
-// Counting a chunk done, by one thread of a CTA whose other threads wrote their part of the chunk before a
-// barrier with it (the PTX memory model's release and acquire patterns): this fence before the count,
-// cumulative over every write the barrier ordered before it, publishes the CTA's writes with the count; the
-// same fence after a count that found the other chunks done makes their writes, published the same way,
-// visible to this CTA (to its other threads after the next barrier; they read through L2 anyway). One
-// thread fences, where a __threadfence() in every thread (membar.gl, which is fence.sc.gpu) made each of
-// them wait for its own writes to be ordered globally, at the end of a decode call's critical path.
-__device__ __forceinline__ void count_fence() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
-
 // combine=last_cta: called by every CTA of a split after its epilogue. The chunk that finishes its tile
 // last (a counter per tile, reset by it for the next launch) merges the tile's rows, its warps taking
-// rows in turn. Thread 0 counts the chunk for the whole CTA, releasing its partials with the count; the
-// last chunk's thread 0 acquires every other chunk's before the merge.
+// rows in turn. Every thread fences its partial writes before the count, so the last CTA sees them all.
 template <typename T, int D, int kBlockM, class Tile>
 __device__ __forceinline__ void combine_if_last(const Tile& w, const AttentionParams& p) {
-  __syncthreads();  // every thread's partials are written before thread 0 counts the chunk
+  __threadfence();
+  __syncthreads();  // every thread's partials are out before the tile is counted
   unsigned done = 0;
   const unsigned counter = (blockIdx.z * gridDim.y + blockIdx.y) * (gridDim.x / w.splits) + w.tile;
-  const unsigned last = static_cast<unsigned>(w.splits) - 1;
   if (threadIdx.x == 0) {
-    count_fence();  // release this chunk's partials
     done = atomicAdd(p.counters + counter, 1u);
-    if (done == last) {
-      count_fence();  // acquire the other chunks'
+    if (done == static_cast<unsigned>(w.splits) - 1)
       p.counters[counter] = 0;  // ready for the next launch
-    }
   }
-  if (!__syncthreads_or(threadIdx.x == 0 && done == last)) return;
+  if (!__syncthreads_or(threadIdx.x == 0 && done == static_cast<unsigned>(w.splits) - 1)) return;
+  __threadfence();
   const int warps = blockDim.x / 32;
   for (int r = threadIdx.x / 32; r < kBlockM; r += warps) {
     const OutputRow row = w.output_row(r, p);

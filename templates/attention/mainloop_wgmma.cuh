@@ -615,9 +615,8 @@ struct WgmmaMainloop {
 
   // scheduler=stream_k, after store_piece: counts the piece in the tile's counter; the CTA whose piece is
   // the tile's last merges every piece's slot into O and the LSE (the split-KV rule, below), and leaves the
-  // counter at zero for the next launch. The consumers' barrier orders their slot writes before one thread's
-  // count, which releases them; the merging CTA's counting thread acquires every piece before the barrier
-  // that lets its consumers merge (combine.cuh's count_fence, as last_cta does).
+  // counter at zero for the next launch. Each thread fences its slot writes before the count,
+  // and the merging CTA fences after it, so the merge sees every piece (combine.cuh's last_cta pattern).
   template <class Schedule>
   __device__ __forceinline__ void fix_up(const Tile& w, const AttentionParams& p, const Schedule& schedule,
                                          const evotune_split::StreamKPiece& piece) {
@@ -627,23 +626,21 @@ struct WgmmaMainloop {
     const int cost = schedule.cost(p, piece.tile);
     const int first = evotune_split::stream_k_first_cta(iterations, ctas, piece.prefix);
     const int last = evotune_split::stream_k_last_cta(iterations, ctas, piece.prefix, cost);
+    __threadfence();
     sm90::named_barrier_sync(13, kConsumerThreads);  // every consumer's slot rows are out
     const int thread = sm90::thread_index() - 128;
     if (thread == 0) {
       int pieces = 0;
       for (int c = first; c <= last; ++c)
         pieces += evotune_split::stream_k_holds_piece(iterations, ctas, c);
-      count_fence();  // release this CTA's slot rows
       const unsigned done = atomicAdd(p.counters + piece.tile, 1u);
       const bool merges = done == static_cast<unsigned>(pieces - 1);
-      if (merges) {
-        count_fence();  // acquire every piece's
-        p.counters[piece.tile] = 0;
-      }
+      if (merges) p.counters[piece.tile] = 0;
       *merge_flag() = merges;
     }
     sm90::named_barrier_sync(13, kConsumerThreads);
     if (!*merge_flag()) return;
+    __threadfence();
     // The merge, for latency: every consumer thread takes kItems 16-byte chunks of the tile's rows (consecutive
     // threads along a row), and the pieces are folded in one at a time by the online rule (running max, sum
     // and rescaled accumulators), each piece's loads for all of a thread's chunks issued together: one L2
