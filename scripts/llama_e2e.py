@@ -233,12 +233,18 @@ def main():
     # noise). A flip there is not a near-tie tipped by rounding; a random-weight model's logits are nearly
     # flat, so most of its positions are near-ties that any two correct bf16 kernels split differently.
     decided_agreements = {f"{a}_vs_{b}": [0, 0] for a, b in pairs}
+    decided_flips = []  # where a bf16 run's top-1 is not fp32's at a decided position
+    # A continuous figure beside the counts: at every position, how far each bf16 run moves the gap between
+    # fp32's top two tokens (its gap minus fp32's), as an rms over all positions and models. Flips are rare
+    # events; this says whether one implementation's logits are less precise where the choice is made.
+    gap_error = {name: [0.0, 0] for name in ("evotune", "sdpa", "sdpa_flash", "sdpa_cudnn")}
 
     def pool(runs, seed):
         per_seed = {}
-        top2 = runs["fp32"].topk(2, dim=-1).values
+        top2 = runs["fp32"].topk(2, dim=-1)
+        fp32_gap = top2.values[..., 0] - top2.values[..., 1]
         noise = (runs["sdpa"] - runs["fp32"]).pow(2).mean().sqrt()
-        decided = (top2[..., 0] - top2[..., 1]) > DECIDED_NOISE * noise
+        decided = fp32_gap > DECIDED_NOISE * noise
         for a, b in pairs:
             same = (runs[a].argmax(dim=-1) == runs[b].argmax(dim=-1))
             for table, kept in ((agreements, same), (decided_agreements, same[decided])):
@@ -246,6 +252,16 @@ def main():
                 entry[0] += int(kept.sum().item())
                 entry[1] += kept.numel()
             per_seed[f"{a}_vs_{b}"] = same.float().mean().item()
+        for name, entry in gap_error.items():
+            pair = runs[name].gather(-1, top2.indices)
+            error = (pair[..., 0] - pair[..., 1]) - fp32_gap
+            entry[0] += error.pow(2).sum().item()
+            entry[1] += error.numel()
+            flipped = decided & (runs[name].argmax(dim=-1) != top2.indices[..., 0])
+            for step, sequence in flipped.nonzero().tolist():
+                decided_flips.append({"run": name, "seed": seed, "step": step, "sequence": sequence,
+                                      "fp32_gap_over_noise": (fp32_gap[step, sequence] / noise).item(),
+                                      "gap_error_over_noise": (error[step, sequence] / noise).item()})
         per_seed["decided_positions"] = int(decided.sum().item())
         log(f"seed {seed} top-1 agreements: {json.dumps(per_seed)}")
         return per_seed
@@ -277,6 +293,9 @@ def main():
                     for name, (a, n) in decided_agreements.items()}
     log(f"top-1 agreement at the positions fp32 decides by over {DECIDED_NOISE}x bf16's noise: "
         + "; ".join(f"{k} {v['agree']}/{v['positions']}" for k, v in top1_decided.items()))
+    top2_gap_error_rms = {name: math.sqrt(total / n) for name, (total, n) in gap_error.items()}
+    log(f"rms error of fp32's top-two gap: {json.dumps(top2_gap_error_rms)}; flips at decided positions: "
+        f"{json.dumps(decided_flips)}")
     log(f"top-1 agreement pooled over {len(quality_seeds)} models: "
         + "; ".join(f"{k} {v['rate']:.4f}" for k, v in top1_pooled.items()))
 
@@ -598,7 +617,9 @@ def main():
         "decode_graphed": graphed,
         "prefill_paired": prefill_paired,
         "top1_agreement_pooled": {"seeds": list(quality_seeds), **top1_pooled},
-        "top1_agreement_decided": {"seeds": list(quality_seeds), "noise_multiple": DECIDED_NOISE, **top1_decided},
+        "top1_agreement_decided": {"seeds": list(quality_seeds), "noise_multiple": DECIDED_NOISE, **top1_decided,
+                                   "flips": decided_flips},
+        "top2_gap_error_rms": top2_gap_error_rms,
         "top1_agreement_per_seed": quality_seeds,
         "attention_calls": {"evotune": sum(shapes.values()), "distinct_shapes": len(shapes),
                             "not_from_the_table": sum(s["calls"] for s in served if s["source"] != "table")},
@@ -642,7 +663,12 @@ def main():
             f"{n} {v['rate']:.4f} ({v['interval95'][0]:.4f}-{v['interval95'][1]:.4f}, {v['positions']})"
             for n, v in top1_pooled.items()),
         f"top-1 agreement at the positions fp32 decides (top two over {DECIDED_NOISE:g}x bf16 SDPA's rms logit "
-        "error apart): " + "; ".join(f"{n} {v['agree']}/{v['positions']}" for n, v in top1_decided.items()),
+        "error apart): " + "; ".join(f"{n} {v['agree']}/{v['positions']}" for n, v in top1_decided.items())
+        + "; flips there (fp32's gap / noise): " + (", ".join(
+            f"{f['run']} seed {f['seed']} step {f['step']} ({f['fp32_gap_over_noise']:.2f})" for f in decided_flips)
+            or "none"),
+        "rms error of fp32's top-two logit gap, over all positions: " + "; ".join(
+            f"{n} {v:.4f}" for n, v in top2_gap_error_rms.items()),
         "per implementation (median of the rounds), prefill / decode per step: " + "; ".join(
             f"{n} {v['prefill_ms']:.3f} / {v['decode_ms_per_step']:.4f} ms" for n, v in best.items()),
         f"evotune attention calls: {summary['attention_calls']}; NVRTC loaded: {summary['nvrtc_loaded']}",
