@@ -74,10 +74,10 @@ void AttentionLauncher::Impl::grow_buffers(std::size_t partial_bytes, std::size_
   };
   grow(workspace, partial_bytes, "split partials of the attention launcher");
   if (grow(counters, counter_bytes, "tile counters of the attention launcher")) {
-    EVOTUNE_CU(cuMemsetD8Async(counters->get(), 0, counters->bytes(), stream), "zeroing the attention counters");
+    EVOTUNE_CU(cuMemsetD8Async(counters->get(), 0, counters->bytes(), stream),
+               "zeroing the attention counters");
   }
 }
-
 
 namespace {
 
