@@ -29,7 +29,8 @@ struct AttentionLauncher::Impl {
   std::optional<runtime::Module> module;
   std::optional<runtime::Kernel> kernel;
   std::optional<runtime::Kernel> combine;  // split-KV configs
-  bool programmatic_combine = false;        // attention::programmatic_combine
+  bool allow_programmatic_combine = true;   // AttentionLauncherOptions::programmatic_combine
+  bool programmatic_combine = false;        // that, and attention::programmatic_combine
   bool from_cache = false;
   bool ahead_of_time = false;
   double compile_seconds = 0;
@@ -112,6 +113,7 @@ void AttentionLauncher::begin(std::string_view config, int head_dim, bool causal
   m.target = m.props.native_target();
   m.context.emplace(options.device);
   m.softmax_scale = options.softmax_scale;
+  m.allow_programmatic_combine = options.programmatic_combine;
 }
 
 void AttentionLauncher::compile_for_device(const AttentionLauncherOptions& options) {
@@ -146,7 +148,7 @@ void AttentionLauncher::take_kernels(const std::string& kernel_name) {
   m.registers = m.kernel->attributes().registers_per_thread;
   if (m.config.at("splits") != 1 && m.config.at("combine") == attention::kCombineKernel) {
     m.combine.emplace(m.module->kernel("attention_combine"));
-    m.programmatic_combine = attention::programmatic_combine(*m.combine);
+    m.programmatic_combine = m.allow_programmatic_combine && attention::programmatic_combine(*m.combine);
   }
   attention::prepare_kernel(*m.kernel, m.config, attention::shared_bytes(m.config, m.compiled_for));
 }

@@ -51,6 +51,10 @@ struct AttentionLauncherOptions {
   // exported without one: true compiles the entry's config with NVRTC for this device; false (the
   // default) throws, so a program never compiles unless it asked to.
   bool jit_fallback = false;
+  // Split-KV with a combine kernel: on sm_90+ it is a programmatic dependent launch (scheduled while the
+  // attention kernel runs, waiting for it in the kernel); false launches it after the attention kernel ends,
+  // as on older GPUs (`evotune bench --combine-launch plain`; the C ABI: $EVOTUNE_COMBINE_LAUNCH=plain).
+  bool programmatic_combine = true;
 };
 
 // A kernel compiled ahead of time: what `evotune export` embeds per entry.

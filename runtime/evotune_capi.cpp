@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include "runtime/attention_launcher.h"
@@ -165,6 +167,10 @@ int forward(const evotune_attention_shape& s, const evotune_attention_layout* st
   // A table kernel that cannot run from its CUBIN (compiled from other kernel sources than this library's)
   // is compiled from its config when the call allows JIT, and refused otherwise.
   options.jit_fallback = allow_jit;
+  // $EVOTUNE_COMBINE_LAUNCH=plain: split-KV combine kernels of launchers created from now on start after the
+  // attention kernel instead of as programmatic dependent launches (AttentionLauncherOptions).
+  const char* combine_launch = std::getenv("EVOTUNE_COMBINE_LAUNCH");
+  options.programmatic_combine = combine_launch == nullptr || std::string_view(combine_launch) != "plain";
   evotune::AttentionShape shape{s.b, s.hq, s.hkv, s.sq, s.skv, s.d, masked, s.bf16 != 0};
   Registry::Key key;
   if (found.entry != nullptr) {

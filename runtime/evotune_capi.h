@@ -50,7 +50,9 @@ typedef struct evotune_attention_shape {
  * CUBIN on first use and kept. With no entry: allow_jit nonzero compiles the problem-aware default with
  * NVRTC (loaded then, not before) and keeps it; allow_jit 0 returns EVOTUNE_NOT_COVERED. Kernels and
  * their workspaces are per stream: a call may be captured into a CUDA graph once the same shape (or one
- * needing no larger workspace) ran on that stream; a first call during capture returns EVOTUNE_FAILED. */
+ * needing no larger workspace) ran on that stream; a first call during capture returns EVOTUNE_FAILED.
+ * $EVOTUNE_COMBINE_LAUNCH=plain, read when a stream's kernel is loaded (its first call), launches a split-KV
+ * combine kernel after the attention kernel instead of as a programmatic dependent launch (sm_90+). */
 EVOTUNE_CAPI int evotune_attention_forward(const evotune_attention_shape* shape, uint64_t q, uint64_t k, uint64_t v,
                               uint64_t o, uint64_t lse, void* stream, int device, float softmax_scale,
                               int allow_jit, char* error, size_t error_size);

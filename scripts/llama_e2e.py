@@ -35,6 +35,7 @@ import copy
 import gc
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -68,6 +69,10 @@ def parse_args():
                    help="interleaved rounds of CUDA-graph replays per decode position (default 15)")
     p.add_argument("--graph-replays", type=int, default=50,
                    help="replays a CUDA-graph sample times back to back (default 50)")
+    p.add_argument("--plain-combine", action="store_true",
+                   help="also capture evotune's decode step with its split-KV combine kernel launched after the "
+                        "attention kernel, not as a programmatic dependent launch (evotune_plain_combine; "
+                        "$EVOTUNE_COMBINE_LAUNCH=plain while its stream's kernels load)")
     p.add_argument("--profile", action="store_true",
                    help="also profile 20 decode steps of evotune and of SDPA flash (torch.profiler, CPU and CUDA "
                         "time per op) into OUT/profile_*.txt, and 20 replays of each implementation's graphed "
@@ -492,9 +497,17 @@ def main():
             token = tokens[position][:, None].clone()
             stream = torch.cuda.Stream()
             stream.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(stream):
-                for _ in range(2):
-                    model(token, past_key_values=copy.deepcopy(cache), use_cache=True)
+            # The warm-up steps load this stream's kernels: the combine's launch is decided then.
+            plain = name == "evotune_plain_combine"
+            if plain:
+                os.environ["EVOTUNE_COMBINE_LAUNCH"] = "plain"
+            try:
+                with torch.cuda.stream(stream):
+                    for _ in range(2):
+                        model(token, past_key_values=copy.deepcopy(cache), use_cache=True)
+            finally:
+                if plain:
+                    del os.environ["EVOTUNE_COMBINE_LAUNCH"]
             torch.cuda.synchronize()
             inputs = cache_tensors(cache)  # what the graph reads: kept alive with it
             graph = torch.cuda.CUDAGraph()
@@ -514,11 +527,13 @@ def main():
         return start.elapsed_time(stop) / replays
 
     eager_logits = {"evotune": evotune_logits, "evotune_again": evotune_logits, "sdpa_default": sdpa_logits,
-                    "sdpa_flash": flash_logits, "sdpa_cudnn": cudnn_logits}
+                    "sdpa_flash": flash_logits, "sdpa_cudnn": cudnn_logits, "evotune_plain_combine": evotune_logits}
     graphed = {"positions": sorted({0, args.steps // 2, args.steps - 1}), "rounds": args.graph_rounds,
                "replays_per_sample": args.graph_replays, "ms_per_step": {}, "errors": {}, "logits_max_abs_diff_vs_eager": {}}
     # evotune_again, evotune captured a second time: the two differ only by the measurement's own spread.
     graph_names = ["evotune", "sdpa_default", "sdpa_flash", "sdpa_cudnn", "evotune_again"]
+    if args.plain_combine:
+        graph_names.append("evotune_plain_combine")
     for position in graphed["positions"]:
         graphs = {}
         for name in graph_names:
