@@ -312,6 +312,7 @@ int AttentionLauncher::splits(const AttentionShape& shape) const {
 }
 
 const std::string& AttentionLauncher::config() const { return impl_->config_text; }
+bool AttentionLauncher::programmatic_combine() const { return impl_->programmatic_combine; }
 const std::string& AttentionLauncher::target() const { return impl_->target; }
 bool AttentionLauncher::ahead_of_time() const { return impl_->ahead_of_time; }
 bool AttentionLauncher::loaded_from_cache() const { return impl_->from_cache; }

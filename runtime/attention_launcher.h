@@ -147,6 +147,9 @@ class AttentionLauncher {
   const std::string& target() const;
   bool ahead_of_time() const;      // true: loaded from a PrecompiledKernel's CUBIN, nothing compiled
   bool loaded_from_cache() const;  // true: the disk cache had it; false: NVRTC compiled it now
+  // true: split launches start the combine kernel as a programmatic dependent launch (sm_90+, unless
+  // AttentionLauncherOptions::programmatic_combine was false); false: after the attention kernel, or none.
+  bool programmatic_combine() const;
   double compile_seconds() const;  // NVRTC time (0 when loaded from the cache)
   int registers() const;
 

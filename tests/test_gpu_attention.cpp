@@ -7,10 +7,12 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <future>
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "harness/attention_cpu_reference.h"
 #include "harness/attention_kernel.h"
@@ -376,14 +378,25 @@ TEST(GpuAttention, LauncherSplitsWithItsOwnWorkspace) {
     EXPECT_GT(fallback.workspace_bytes(shape), 0u);
     const evotune::AttentionLauncher fixed("block_m=16,warps=1,block_n=64,stages=3,pack_gqa=on,splits=6", p.d,
                                            p.causal, p.dtype == attention::DType::bf16, options);
-    for (const evotune::AttentionLauncher* launcher : {&fallback, &fixed}) {
+    // The same config with its combine kernel launched after the attention kernel, not as a programmatic
+    // dependent launch: the same bits.
+    AttentionLauncherOptions plain_options = options;
+    plain_options.programmatic_combine = false;
+    const evotune::AttentionLauncher plain("block_m=16,warps=1,block_n=64,stages=3,pack_gqa=on,splits=6", p.d,
+                                           p.causal, p.dtype == attention::DType::bf16, plain_options);
+    std::vector<std::vector<std::uint16_t>> outputs;
+    for (const evotune::AttentionLauncher* launcher : {&fallback, &fixed, &plain}) {
       harness::AttentionWorkspace ws(p, f.compiler, f.target, 31, f.stream);
       ws.poison_outputs(f.stream);
       launcher->launch(shape, ws.q().get(), ws.k().get(), ws.v().get(), ws.o().get(), f.stream.get(),
                        ws.lse().get());
       const harness::AttentionCheck check = ws.check(f.stream, true);
       EXPECT_TRUE(check.passed) << text << " | " << launcher->config() << ": " << check.reason;
+      outputs.push_back(ws.o().download_as<std::uint16_t>(ws.o().bytes() / 2));
     }
+    EXPECT_EQ(fixed.programmatic_combine(), DeviceLimits::from(f.props).compute_capability >= 90);
+    EXPECT_FALSE(plain.programmatic_combine());
+    EXPECT_EQ(outputs[1], outputs[2]) << text << ": the plainly launched combine wrote other bits";
   }
   // One combine=last_cta launcher on shapes that move its tile counters within its workspace (a larger
   // shape, a smaller one over the larger one's partials, the first again): each launch must be right.
