@@ -44,8 +44,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 # top1_agreement_decided: positions whose fp32 top-two logit gap exceeds this many times the rms logit error
-# of bf16 SDPA against fp32 on the same model: set before this figure was computed on any run (README,
-# "LLaMA end to end", says why 4).
+# of bf16 SDPA against fp32 on the same model; set before this figure was computed on any run. Why 4: the
+# gap's error is the difference of two logits' errors, about 1.4x one logit's were they independent, so a
+# gap of 4x the noise is flipped only in the far tail of a correct bf16 run's error.
 DECIDED_NOISE = 4.0
 
 
@@ -527,7 +528,8 @@ def main():
         return start.elapsed_time(stop) / replays
 
     eager_logits = {"evotune": evotune_logits, "evotune_again": evotune_logits, "sdpa_default": sdpa_logits,
-                    "sdpa_flash": flash_logits, "sdpa_cudnn": cudnn_logits, "evotune_plain_combine": evotune_logits}
+                    "sdpa_flash": flash_logits, "sdpa_cudnn": cudnn_logits,
+                    "evotune_plain_combine": evotune_logits}
     graphed = {"positions": sorted({0, args.steps // 2, args.steps - 1}), "rounds": args.graph_rounds,
                "replays_per_sample": args.graph_replays, "ms_per_step": {}, "errors": {}, "logits_max_abs_diff_vs_eager": {}}
     # evotune_again, evotune captured a second time: the two differ only by the measurement's own spread.
