@@ -368,6 +368,13 @@ def main():
     counting[0] = False
     backends = {"sdpa_default": None, "sdpa_flash": SDPBackend.FLASH_ATTENTION, "sdpa_cudnn": SDPBackend.CUDNN_ATTENTION,
                 "sdpa_efficient": SDPBackend.EFFICIENT_ATTENTION}
+
+    def backend_context(name):
+        """SDPA restricted to the named implementation's backend; SDPA's own choice for sdpa_default (and no
+        restriction for evotune's runs, which do not call SDPA)."""
+        backend = backends.get(name)
+        return sdpa_kernel([backend]) if backend is not None else contextlib.nullcontext()
+
     # Interleaved rounds, each in the reverse order of the one before (a drift in the host's speed then favours
     # no implementation), with Python's garbage collector run before each and held off within: a collection
     # inside a timed loop lands on whichever implementation it happens to.
@@ -379,11 +386,8 @@ def main():
             gc.collect()
             use(model, "evotune" if name == "evotune" else "sdpa")
             try:
-                if name == "evotune" or backends[name] is None:
+                with backend_context(name):
                     prefill, decode = timed_prefill(model), timed_decode(model)
-                else:
-                    with sdpa_kernel([backends[name]]):
-                        prefill, decode = timed_prefill(model), timed_decode(model)
             except RuntimeError as e:  # a backend that cannot run these shapes
                 timings.setdefault(name, {"error": str(e).splitlines()[0][:300]})
                 continue
@@ -409,9 +413,9 @@ def main():
     paired = {}
 
     @torch.no_grad()
-    def step_ms(m, token, cache, backend):
+    def step_ms(m, token, cache, name):
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        with sdpa_kernel([backend]) if backend is not None else contextlib.nullcontext():
+        with backend_context(name):
             torch.cuda.synchronize()
             start.record()
             out = m(token[:, None], past_key_values=cache, use_cache=True)
@@ -426,16 +430,15 @@ def main():
                 "median_ratio_sdpa_over_evotune": statistics.median(ratios),
                 f"evotune_faster_{what}": sum(r > 1 for r in ratios), what: len(ratios)}
 
-    for name, backend in (("sdpa_flash", SDPBackend.FLASH_ATTENTION), ("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION),
-                          ("sdpa_default", None)):
+    for name in ("sdpa_flash", "sdpa_cudnn", "sdpa_default"):
         with torch.no_grad():
             cache_evo = model(prompt, use_cache=True, logits_to_keep=1).past_key_values
-            with sdpa_kernel([backend]) if backend is not None else contextlib.nullcontext():
+            with backend_context(name):
                 cache_sdpa = model_sdpa(prompt, use_cache=True, logits_to_keep=1).past_key_values
         ours, theirs = [], []
         for i, token in enumerate(tokens):
-            a, cache_evo = step_ms(model, token, cache_evo, None)
-            b, cache_sdpa = step_ms(model_sdpa, token, cache_sdpa, backend)
+            a, cache_evo = step_ms(model, token, cache_evo, "evotune")
+            b, cache_sdpa = step_ms(model_sdpa, token, cache_sdpa, name)
             if i >= 2:
                 ours.append(a)
                 theirs.append(b)
@@ -447,9 +450,9 @@ def main():
     # attention is a few percent of a prefill (the GEMMs and the LM head are the rest), so rounds of medians
     # leave its difference inside their spread; pairs of neighbouring calls cancel the drift between them.
     @torch.no_grad()
-    def prefill_ms(m, backend):
+    def prefill_ms(m, name):
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        with sdpa_kernel([backend]) if backend is not None else contextlib.nullcontext():
+        with backend_context(name):
             torch.cuda.synchronize()
             start.record()
             m(prompt, use_cache=True, logits_to_keep=1)
@@ -458,14 +461,13 @@ def main():
         return start.elapsed_time(stop)
 
     prefill_paired = {}
-    for name, backend in (("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION), ("sdpa_flash", SDPBackend.FLASH_ATTENTION),
-                          ("sdpa_default", None)):
+    for name in ("sdpa_cudnn", "sdpa_flash", "sdpa_default"):
         ours, theirs = [], []
         for i in range(args.prefill_pairs + 2):
             if i % 2 == 0:
-                a, b = prefill_ms(model, None), prefill_ms(model_sdpa, backend)
+                a, b = prefill_ms(model, "evotune"), prefill_ms(model_sdpa, name)
             else:
-                b, a = prefill_ms(model_sdpa, backend), prefill_ms(model, None)
+                b, a = prefill_ms(model_sdpa, name), prefill_ms(model, "evotune")
             if i >= 2:
                 ours.append(a)
                 theirs.append(b)
@@ -490,8 +492,7 @@ def main():
     @torch.no_grad()
     def capture_step(name, position):
         use(model, "evotune" if name.startswith("evotune") else "sdpa_graphable")
-        context = sdpa_kernel([backends[name]]) if backends.get(name) is not None else contextlib.nullcontext()
-        with context:
+        with backend_context(name):
             cache = model(prompt, use_cache=True, logits_to_keep=1).past_key_values
             for token in tokens[:position]:
                 cache = model(token[:, None], past_key_values=cache, use_cache=True).past_key_values
@@ -598,7 +599,7 @@ def main():
                 out = model(prompt, use_cache=True, logits_to_keep=1)
                 cache = out.past_key_values
                 torch.cuda.synchronize()
-                with sdpa_kernel([SDPBackend.FLASH_ATTENTION]) if name == "sdpa_flash" else contextlib.nullcontext():
+                with backend_context(name):
                     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
                         for token in tokens[:20]:
                             out = model(token[:, None], past_key_values=cache, use_cache=True)
