@@ -162,15 +162,6 @@ int forward(const evotune_attention_shape& s, const evotune_attention_layout* st
   std::lock_guard<std::mutex> lock(r.mutex);
   const Device& dev = device_info(r, device);
   const tuned::Lookup found = tuned::lookup(dev.name.c_str(), dev.sm, problem_of(s));
-  evotune::AttentionLauncherOptions options;
-  options.device = device;  // the scale is per call (launch's argument): launchers are shared across calls
-  // A table kernel that cannot run from its CUBIN (compiled from other kernel sources than this library's)
-  // is compiled from its config when the call allows JIT, and refused otherwise.
-  options.jit_fallback = allow_jit;
-  // $EVOTUNE_COMBINE_LAUNCH=plain: split-KV combine kernels of launchers created from now on start after the
-  // attention kernel instead of as programmatic dependent launches (AttentionLauncherOptions).
-  const char* combine_launch = std::getenv("EVOTUNE_COMBINE_LAUNCH");
-  options.programmatic_combine = combine_launch == nullptr || std::string_view(combine_launch) != "plain";
   evotune::AttentionShape shape{s.b, s.hq, s.hkv, s.sq, s.skv, s.d, masked, s.bf16 != 0};
   Registry::Key key;
   if (found.entry != nullptr) {
@@ -210,6 +201,15 @@ int forward(const evotune_attention_shape& s, const evotune_attention_layout* st
                       problem_text(problem_of(s))),
           error, error_size);
     }
+    evotune::AttentionLauncherOptions options;
+    options.device = device;  // the scale is per call (launch's argument): launchers are shared across calls
+    // A table kernel that cannot run from its CUBIN (compiled from other kernel sources than this library's)
+    // is compiled from its config when the call allows JIT, and refused otherwise.
+    options.jit_fallback = allow_jit;
+    // $EVOTUNE_COMBINE_LAUNCH=plain: split-KV combine kernels of launchers created from now on start after
+    // the attention kernel instead of as programmatic dependent launches (AttentionLauncherOptions).
+    const char* combine_launch = std::getenv("EVOTUNE_COMBINE_LAUNCH");
+    options.programmatic_combine = combine_launch == nullptr || std::string_view(combine_launch) != "plain";
     auto launcher = found.entry != nullptr
                         ? std::make_unique<evotune::AttentionLauncher>(
                               evotune::AttentionLauncher::from_tuned(*found.entry, options))

@@ -1891,20 +1891,17 @@ void bind_workspace(AttentionParams& params, const LaunchPlan& plan, int head_di
   params.partial_o = nullptr;
   params.partial_lse = nullptr;
   params.counters = nullptr;
-  std::size_t partial_bytes = 0;
   if (plan.stream_k_slots > 0) {
     const std::size_t rows = plan.stream_k_slots * static_cast<std::size_t>(plan.slot_rows);
     params.partial_o = reinterpret_cast<float*>(workspace);
     params.partial_lse = params.partial_o + rows * head_dim;
-    partial_bytes = rows * (head_dim + 1) * 4;
   } else if (plan.splits > 1) {
     const std::size_t rows = static_cast<std::size_t>(params.b) * params.hq * params.sq;
     params.partial_o = reinterpret_cast<float*>(workspace);
     params.partial_lse = params.partial_o + static_cast<std::size_t>(plan.splits) * rows * head_dim;
-    partial_bytes = static_cast<std::size_t>(plan.splits) * rows * (head_dim + 1) * 4;
   }
   if (plan.counters > 0)
-    params.counters = reinterpret_cast<unsigned*>(counters != 0 ? counters : workspace + partial_bytes);
+    params.counters = reinterpret_cast<unsigned*>(counters != 0 ? counters : workspace + plan.partial_bytes());
 }
 
 void set_sections(TmaAttentionParams& args, int pairs, int section_heads) {
