@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""The LLaMA run's decode step under a CUDA graph, alone: llama_e2e.py's graphed decode timing without its
+quality runs and eager timings, at several (batch, prompt) shapes, so that one process measures what a launch
+change does to the model's step in seconds. The model is llama_e2e.py's (LLaMA-3.1-8B-shaped, random weights,
+--layers decoder layers, bf16); per shape a prompt of random tokens is prefilled once (SDPA) and each
+implementation's first decode step after it is captured (on a side stream, after two warm-up steps there, on
+its own copy of the cache) and replayed in interleaved rounds (each round in the reverse order of the one
+before), --replays replays a sample, the median of --rounds samples.
+
+Implementations: evotune (the library's own combine launch), evotune_again (captured a second time: the
+measurement's own spread), evotune_plain_combine ($EVOTUNE_COMBINE_LAUNCH=plain while its stream's kernels
+load), and SDPA's default, cuDNN and flash backends. Run it once per build of libevotune_capi.so:
+
+    EVOTUNE_CAPI_LIBRARY=build-device/runtime/libevotune_capi.so \\
+        python scripts/decode_graph_probe.py --out probe.json --shapes 2x2048,1x2048
+"""
+
+import argparse
+import contextlib
+import copy
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def parse_shapes(text):
+    shapes = []
+    for item in text.split(","):
+        batch, _, prompt = item.partition("x")
+        if not (batch.isdigit() and prompt.isdigit()) or int(batch) < 1 or int(prompt) < 1:
+            raise argparse.ArgumentTypeError(f"bad shape {item!r}: BATCHxPROMPT, e.g. 2x2048")
+        shapes.append((int(batch), int(prompt)))
+    return shapes
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", required=True, help="JSON file written with every sample and the medians")
+    p.add_argument("--shapes", type=parse_shapes, default=parse_shapes("2x2048"),
+                   help="comma-separated BATCHxPROMPT (default 2x2048, the LLaMA run's)")
+    p.add_argument("--layers", type=int, default=4, help="decoder layers (default 4)")
+    p.add_argument("--rounds", type=int, default=12, help="interleaved samples per implementation (default 12)")
+    p.add_argument("--replays", type=int, default=30, help="replays a sample times back to back (default 30)")
+    p.add_argument("--label", default="", help="a name for this build, copied into the JSON")
+    args = p.parse_args()
+    for name in ("layers", "rounds", "replays"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name} must be at least 1")
+
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    if not torch.cuda.is_available():
+        sys.exit("decode_graph_probe.py: no CUDA device")
+    from transformers import AttentionInterface, LlamaConfig, LlamaForCausalLM
+    from transformers.masking_utils import AttentionMaskInterface, causal_mask_function, sdpa_mask
+
+    import evotune_torch
+
+    ok, why = evotune_torch.available()
+    if not ok:
+        sys.exit(f"decode_graph_probe.py: evotune_torch cannot run: {why}")
+    evotune_torch.register_transformers("evotune")
+
+    # As llama_e2e.py: under capture transformers spells out every mask, which would send SDPA's decode step
+    # to other kernels than its eager step runs; this one leaves it out where transformers would.
+    def sdpa_graphable_mask(*a, **kwargs):
+        if (not a and evotune_torch.causality_alone(kwargs, causal_mask_function)
+                and (kwargs["q_length"] == 1 or kwargs["q_offset"] == 0)):
+            return None
+        return sdpa_mask(*a, **kwargs)
+
+    AttentionInterface.register("sdpa_graphable", AttentionInterface._global_mapping["sdpa"])
+    AttentionMaskInterface.register("sdpa_graphable", sdpa_graphable_mask)
+
+    config = LlamaConfig(vocab_size=128256, hidden_size=4096, intermediate_size=14336,
+                         num_hidden_layers=args.layers, num_attention_heads=32, num_key_value_heads=8,
+                         head_dim=128, max_position_embeddings=8192, rope_theta=500000.0, rms_norm_eps=1e-5,
+                         tie_word_embeddings=False)
+    with torch.device("cuda"):
+        model = LlamaForCausalLM(config).to(torch.bfloat16).eval()
+    init = torch.Generator(device="cuda").manual_seed(0)
+    with torch.no_grad():
+        for param in model.parameters():
+            if param.dim() >= 2:
+                param.normal_(0.0, config.initializer_range, generator=init)
+    backends = {"sdpa_default": None, "sdpa_cudnn": SDPBackend.CUDNN_ATTENTION,
+                "sdpa_flash": SDPBackend.FLASH_ATTENTION}
+    names = ["evotune", "sdpa_default", "sdpa_cudnn", "sdpa_flash", "evotune_plain_combine", "evotune_again"]
+
+    def use(impl):
+        if hasattr(model, "set_attn_implementation"):
+            model.set_attn_implementation(impl)
+        else:
+            model.config._attn_implementation = impl
+
+    @torch.no_grad()
+    def capture(name, cache, token):
+        use("evotune" if name.startswith("evotune") else "sdpa_graphable")
+        backend = backends.get(name)
+        with sdpa_kernel([backend]) if backend is not None else contextlib.nullcontext():
+            cache = copy.deepcopy(cache)
+            stream = torch.cuda.Stream()
+            stream.wait_stream(torch.cuda.current_stream())
+            plain = name == "evotune_plain_combine"
+            if plain:  # read when the stream's kernels load, in the warm-up steps
+                os.environ["EVOTUNE_COMBINE_LAUNCH"] = "plain"
+            try:
+                with torch.cuda.stream(stream):
+                    for _ in range(2):
+                        model(token, past_key_values=copy.deepcopy(cache), use_cache=True)
+            finally:
+                if plain:
+                    del os.environ["EVOTUNE_COMBINE_LAUNCH"]
+            torch.cuda.synchronize()
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph, stream=stream):
+                out = model(token, past_key_values=cache, use_cache=True)
+        graph.replay()
+        torch.cuda.synchronize()
+        return graph, (cache, out)  # what the graph reads and writes, kept alive with it
+
+    def replay_ms(graph):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(args.replays):
+            graph.replay()
+        stop.record()
+        stop.synchronize()
+        return start.elapsed_time(stop) / args.replays
+
+    result = {"label": args.label, "library": str(evotune_torch.library_path()),
+              "device": torch.cuda.get_device_name(), "layers": args.layers, "rounds": args.rounds,
+              "replays": args.replays, "shapes": {}}
+    for batch, prompt_tokens in args.shapes:
+        g = torch.Generator(device="cuda").manual_seed(batch * 100003 + prompt_tokens)
+        prompt = torch.randint(0, config.vocab_size, (batch, prompt_tokens), device="cuda", generator=g)
+        with torch.no_grad():
+            use("sdpa")
+            out = model(prompt, use_cache=True, logits_to_keep=1)
+        cache, token = out.past_key_values, out.logits[:, -1].argmax(dim=-1)[:, None]
+        graphs = {name: capture(name, cache, token) for name in names}
+        samples = {name: [] for name in names}
+        gc.collect()
+        gc.disable()
+        for round_ in range(args.rounds):
+            for name in (names if round_ % 2 == 0 else names[::-1]):
+                samples[name].append(replay_ms(graphs[name][0]))
+        gc.enable()
+        medians = {name: statistics.median(v) for name, v in samples.items()}
+        best = min((n for n in medians if n.startswith("sdpa")), key=medians.get)
+        key = f"b{batch}x{prompt_tokens}"
+        result["shapes"][key] = {
+            "samples_ms": samples, "median_ms": medians, "sdpa_best": best,
+            "speedup_over_sdpa_best": {n: medians[best] / medians[n] for n in names if n.startswith("evotune")}}
+        log(f"{args.label} {key}: " + "; ".join(f"{n} {m:.4f}" for n, m in medians.items())
+            + f"; over {best}: " + ", ".join(f"{n} {s:.4f}x"
+                                              for n, s in result["shapes"][key]["speedup_over_sdpa_best"].items()))
+        del graphs
+        torch.cuda.empty_cache()
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
