@@ -63,11 +63,6 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
   constexpr int kTileKV = Layout::elements(Cfg::kBlockN);
   constexpr unsigned kSmemBytes = (kTileQ + 2 * kStages * kTileKV) * 2 + Mainloop::kScratchBytes;
   CtaClock clock;
-#if __CUDA_ARCH__ >= 900
-  // A second kernel merges the chunks: let it be scheduled now (programmatic dependent launch; it waits in
-  // griddepcontrol.wait for this grid to finish), so that its launch latency is not added to the call.
-  if constexpr (Cfg::kSplits != 1 && !Cfg::kCombineInKernel) asm volatile("griddepcontrol.launch_dependents;");
-#endif
 
   extern __shared__ __align__(128) unsigned char smem[];
   // The host computes the same size (attention_family.cpp); a mismatch must fail loudly, not corrupt.
@@ -191,6 +186,17 @@ __device__ __forceinline__ void attention_forward(const AttentionParams& p) {
   // An empty (or short) chunk may leave prologue copies in flight: let them land before the CTA ends (and
   // before the epilogue may reuse the K/V buffers).
   cp_async_wait<0>();
+#if __CUDA_ARCH__ >= 900
+  // A second kernel merges the chunks (a programmatic dependent launch that waits in griddepcontrol.wait for
+  // this grid to finish): let it be scheduled once every CTA is past its main loop, so that its launch
+  // latency hides behind the epilogues. It stood at the kernel's start before, where the combine's CTAs sit
+  // resident and waiting for the whole call: the LLaMA model's graphed decode step was 4 us slower with it
+  // there than here at b2 x 2048 (level at b1 x 2048, b4 x 1536, b8 x 1024), and alone, with L2 flushed,
+  // this point is 1.1% and 2.4% faster at b2 x 2112 and b4 x 1536, 0.7% slower at b1 x 2048 (pdl_trigger in
+  // evidence/results/h100/llama/). No trigger at all (the combine launched as the grid ends) was 5-9% slower
+  // alone. (The wgmma kernel's split path still triggers at its start: not measured there.)
+  if constexpr (Cfg::kSplits != 1 && !Cfg::kCombineInKernel) asm volatile("griddepcontrol.launch_dependents;");
+#endif
   if constexpr (Cfg::kKvWarps > 1) __syncthreads();  // every warp is done with the K/V buffers
   if constexpr (Cfg::kSplits == 0 && Cfg::kBlockM < 64) {
     // splits=auto: whether this launch splits is known only now. One branch here, so that each path's
