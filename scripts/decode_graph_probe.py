@@ -52,10 +52,15 @@ def main():
     p.add_argument("--rounds", type=int, default=12, help="interleaved samples per implementation (default 12)")
     p.add_argument("--replays", type=int, default=30, help="replays a sample times back to back (default 30)")
     p.add_argument("--label", default="", help="a name for this build, copied into the JSON")
+    p.add_argument("--spread", type=int, default=0, metavar="N",
+                   help="instead of the implementations above: evotune captured N times on N new streams "
+                        "(evotune#i: a launcher each), N times on one shared stream (evotune_shared#i: one "
+                        "launcher), and SDPA's cuDNN backend N times (sdpa_cudnn#i), for the spread between "
+                        "captures of one implementation")
     args = p.parse_args()
-    for name in ("layers", "rounds", "replays"):
-        if getattr(args, name) < 1:
-            p.error(f"--{name} must be at least 1")
+    for name in ("layers", "rounds", "replays", "spread"):
+        if getattr(args, name) < (0 if name == "spread" else 1):
+            p.error(f"--{name} must be at least {0 if name == 'spread' else 1}")
 
     import torch
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -97,6 +102,9 @@ def main():
     backends = {"sdpa_default": None, "sdpa_cudnn": SDPBackend.CUDNN_ATTENTION,
                 "sdpa_flash": SDPBackend.FLASH_ATTENTION}
     names = ["evotune", "sdpa_default", "sdpa_cudnn", "sdpa_flash", "evotune_plain_combine", "evotune_again"]
+    if args.spread:
+        names = [f"{n}#{i}" for i in range(args.spread) for n in ("evotune", "evotune_shared", "sdpa_cudnn")]
+    shared_stream = torch.cuda.Stream()
 
     def use(impl):
         if hasattr(model, "set_attn_implementation"):
@@ -107,10 +115,10 @@ def main():
     @torch.no_grad()
     def capture(name, cache, token):
         use("evotune" if name.startswith("evotune") else "sdpa_graphable")
-        backend = backends.get(name)
+        backend = backends.get(name.partition("#")[0])
         with sdpa_kernel([backend]) if backend is not None else contextlib.nullcontext():
             cache = copy.deepcopy(cache)
-            stream = torch.cuda.Stream()
+            stream = shared_stream if name.startswith("evotune_shared") else torch.cuda.Stream()
             stream.wait_stream(torch.cuda.current_stream())
             plain = name == "evotune_plain_combine"
             if plain:  # read when the stream's kernels load, in the warm-up steps
