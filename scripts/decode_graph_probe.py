@@ -20,13 +20,14 @@ import contextlib
 import copy
 import gc
 import json
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+
+from graph_step import cache_tensors, capture_step, replay_ms  # noqa: E402  (this script's folder)
 
 
 def log(message):
@@ -118,34 +119,11 @@ def main():
         backend = backends.get(name.partition("#")[0])
         with sdpa_kernel([backend]) if backend is not None else contextlib.nullcontext():
             cache = copy.deepcopy(cache)
+            inputs = cache_tensors(cache)  # what the graph reads: kept alive with it
             stream = shared_stream if name.startswith("evotune_shared") else torch.cuda.Stream()
-            stream.wait_stream(torch.cuda.current_stream())
-            plain = name == "evotune_plain_combine"
-            if plain:  # read when the stream's kernels load, in the warm-up steps
-                os.environ["EVOTUNE_COMBINE_LAUNCH"] = "plain"
-            try:
-                with torch.cuda.stream(stream):
-                    for _ in range(2):
-                        model(token, past_key_values=copy.deepcopy(cache), use_cache=True)
-            finally:
-                if plain:
-                    del os.environ["EVOTUNE_COMBINE_LAUNCH"]
-            torch.cuda.synchronize()
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph, stream=stream):
-                out = model(token, past_key_values=cache, use_cache=True)
-        graph.replay()
-        torch.cuda.synchronize()
-        return graph, (cache, out)  # what the graph reads and writes, kept alive with it
-
-    def replay_ms(graph):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(args.replays):
-            graph.replay()
-        stop.record()
-        stop.synchronize()
-        return start.elapsed_time(stop) / args.replays
+            graph, out = capture_step(model, token, cache, stream,
+                                      plain_combine=name == "evotune_plain_combine")
+        return graph, (inputs, cache, out)
 
     result = {"label": args.label, "library": str(evotune_torch.library_path()),
               "device": torch.cuda.get_device_name(), "layers": args.layers, "rounds": args.rounds,
@@ -163,7 +141,7 @@ def main():
         gc.disable()
         for round_ in range(args.rounds):
             for name in (names if round_ % 2 == 0 else names[::-1]):
-                samples[name].append(replay_ms(graphs[name][0]))
+                samples[name].append(replay_ms(graphs[name][0], args.replays))
         gc.enable()
         medians = {name: statistics.median(v) for name, v in samples.items()}
         best = min((n for n in medians if n.startswith("sdpa")), key=medians.get)

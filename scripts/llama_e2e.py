@@ -35,13 +35,14 @@ import copy
 import gc
 import json
 import math
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+
+from graph_step import cache_tensors, capture_step, replay_ms  # noqa: E402  (this script's folder)
 
 # top1_agreement_decided: positions whose fp32 top-two logit gap exceeds this many times the rms logit error
 # of bf16 SDPA against fp32 on the same model; set before this figure was computed on any run. Why 4: the
@@ -483,50 +484,18 @@ def main():
     # (after two warm-up steps there, which load its kernels and allocate their workspaces) and the graphs
     # are replayed in interleaved rounds. A replay recomputes that step from the same cache: DynamicCache
     # appends by concatenation, into new tensors, so the captured inputs stay as they were.
-    def cache_tensors(cache):
-        layers = getattr(cache, "layers", None)
-        if layers is not None:
-            return [t for layer in layers for t in (layer.keys, layer.values)]
-        return [*cache.key_cache, *cache.value_cache]
-
     @torch.no_grad()
-    def capture_step(name, position):
+    def capture_implementation(name, position):
         use(model, "evotune" if name.startswith("evotune") else "sdpa_graphable")
         with backend_context(name):
             cache = model(prompt, use_cache=True, logits_to_keep=1).past_key_values
             for token in tokens[:position]:
                 cache = model(token[:, None], past_key_values=cache, use_cache=True).past_key_values
             token = tokens[position][:, None].clone()
-            stream = torch.cuda.Stream()
-            stream.wait_stream(torch.cuda.current_stream())
-            # The warm-up steps load this stream's kernels: the combine's launch is decided then.
-            plain = name == "evotune_plain_combine"
-            if plain:
-                os.environ["EVOTUNE_COMBINE_LAUNCH"] = "plain"
-            try:
-                with torch.cuda.stream(stream):
-                    for _ in range(2):
-                        model(token, past_key_values=copy.deepcopy(cache), use_cache=True)
-            finally:
-                if plain:
-                    del os.environ["EVOTUNE_COMBINE_LAUNCH"]
-            torch.cuda.synchronize()
             inputs = cache_tensors(cache)  # what the graph reads: kept alive with it
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph, stream=stream):
-                out = model(token, past_key_values=cache, use_cache=True)
-        graph.replay()
-        torch.cuda.synchronize()
+            graph, out = capture_step(model, token, cache, torch.cuda.Stream(),
+                                      plain_combine=name == "evotune_plain_combine")
         return graph, out.logits[:, -1].float(), (inputs, cache, token, out)
-
-    def replay_ms(graph, replays=args.graph_replays):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(replays):
-            graph.replay()
-        stop.record()
-        stop.synchronize()
-        return start.elapsed_time(stop) / replays
 
     eager_logits = {"evotune": evotune_logits, "evotune_again": evotune_logits, "sdpa_default": sdpa_logits,
                     "sdpa_flash": flash_logits, "sdpa_cudnn": cudnn_logits,
@@ -543,7 +512,7 @@ def main():
             if name in graphed["errors"]:
                 continue
             try:
-                graphs[name] = capture_step(name, position)
+                graphs[name] = capture_implementation(name, position)
             except (RuntimeError, ValueError) as e:  # an implementation that cannot be captured
                 graphed["errors"][name] = str(e).splitlines()[0][:300]
                 log(f"decode under a CUDA graph, {name}: {graphed['errors'][name]}")
@@ -553,7 +522,7 @@ def main():
         samples = {name: [] for name in graphs}
         for round_ in range(args.graph_rounds):
             for name in (list(graphs) if round_ % 2 == 0 else list(graphs)[::-1]):
-                samples[name].append(replay_ms(graphs[name][0]))
+                samples[name].append(replay_ms(graphs[name][0], args.graph_replays))
         for name, values in samples.items():
             graphed["ms_per_step"].setdefault(name, []).append(statistics.median(values))
         log(f"decode step {position} under CUDA graphs, ms: "
