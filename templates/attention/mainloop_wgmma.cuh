@@ -793,7 +793,13 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
 #if __CUDA_ARCH__ >= 900
   const AttentionParams& p = args.params;
   CtaClock clock;
-  if constexpr (Cfg::kSplits != 1) asm volatile("griddepcontrol.launch_dependents;");
+  // A split's combine kernel (a programmatic dependent launch, waiting in griddepcontrol.wait for this grid):
+  // a tile walk lets it be scheduled at once (not measured otherwise); a grid of one tile a CTA once its
+  // consumers are past the main loop (below), as attention.cuh does: 0.8-4% faster than at the start on three
+  // of four short-chunk split grids, level on one (trigger_more in evidence/results/h100/llama/).
+  if constexpr (Cfg::kSplits != 1 && Cfg::kScheduler != kGridScheduler) {
+    asm volatile("griddepcontrol.launch_dependents;");
+  }
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   // The host sizes the allocation (attention_family.cpp) with 1 KiB of slack for this alignment.
   unsigned char* smem = smem_raw + ((1024 - (sm90::shared_address(smem_raw) & 1023)) & 1023);
@@ -868,6 +874,7 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
     mainloop.start_tile();
     sm90::mbarrier_wait(mainloop.q_full, 0);
     mainloop.consume(w, p, 0, 0);
+    if constexpr (Cfg::kSplits != 1) asm volatile("griddepcontrol.launch_dependents;");
     mainloop.epilogue(w, args, 0);
   } else if constexpr (Cfg::kScheduler == kStreamKScheduler) {
     // The unit's tile and piece are worked out twice, before the mainloop and after it (from opaque inputs,
