@@ -53,6 +53,15 @@ struct AttentionLauncher::Impl {
   mutable std::optional<AttentionShape> validated_arguments;  // the shape `arguments` was built for
 };
 
+namespace {
+
+// Whether `buffer` holds `bytes` (none are needed, or it is that large).
+bool holds(const std::optional<runtime::DeviceBuffer>& buffer, std::size_t bytes) {
+  return bytes == 0 || (buffer && buffer->bytes() >= bytes);
+}
+
+}  // namespace
+
 // Grows the launcher's partials and counters buffers to at least these sizes (a new shape needs more).
 // Allocation is refused while `stream` is being captured into a CUDA graph (cuMemAlloc may not run then);
 // the replaced buffers are retired, not freed. New counters are zeroed in `stream`'s order.
@@ -68,7 +77,7 @@ void AttentionLauncher::Impl::grow_buffers(std::size_t partial_bytes, std::size_
         config_text, partial_bytes + counter_bytes));
   }
   auto grow = [&](std::optional<runtime::DeviceBuffer>& buffer, std::size_t bytes, const char* label) {
-    if (bytes == 0 || (buffer && buffer->bytes() >= bytes)) return false;
+    if (holds(buffer, bytes)) return false;
     if (buffer) retired.push_back(std::move(*buffer));
     buffer.emplace(std::bit_ceil(bytes), label);
     return true;
@@ -272,8 +281,7 @@ void AttentionLauncher::launch(const AttentionShape& call_shape, CUdeviceptr q, 
   m.context->make_current();
   const attention::LaunchPlan& plan = m.plan;
   const std::size_t partial_bytes = plan.partial_bytes(), counter_bytes = plan.counters * sizeof(unsigned);
-  if ((partial_bytes > 0 && (!m.workspace || m.workspace->bytes() < partial_bytes)) ||
-      (counter_bytes > 0 && (!m.counters || m.counters->bytes() < counter_bytes))) {
+  if (!holds(m.workspace, partial_bytes) || !holds(m.counters, counter_bytes)) {
     m.grow_buffers(partial_bytes, counter_bytes, stream);
   }
   // The counters (combine=last_cta, scheduler=dynamic, stream_k) read zero when a kernel starts: zeroed when

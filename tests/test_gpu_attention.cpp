@@ -421,11 +421,11 @@ TEST(GpuAttention, LauncherSplitsWithItsOwnWorkspace) {
 }
 
 // CUDA graphs: a combine=last_cta launcher whose launches are captured at one shape while eager launches of
-// others move its tile counters around its workspace. A replay writes the captured shape's partials behind
-// the launcher's back, over where a smaller shape's counters were left zero: once a launch was captured,
-// every launch must zero its counters (the sequence below fails without that). A workspace that grows after a
-// capture keeps the old one for the graph. A launch during capture that would allocate is refused with a
-// message, and the capture ends clean.
+// other shapes run between the replays. A replay writes the captured shape's partials behind the launcher's
+// back, where a smaller shape's counters would lie were they in the same workspace (as they were, with a
+// memset on every launch once one was captured): the counters' own buffer must keep them zero without it. A
+// workspace that grows after a capture keeps the old one for the graph. A launch during capture that would
+// allocate is refused with a message, and the capture ends clean.
 TEST(GpuAttention, LauncherLaunchesCanBeCapturedIntoGraphs) {
   EVOTUNE_REQUIRE_GPU();
   GpuFixture f;
