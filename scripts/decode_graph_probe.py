@@ -27,7 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-from graph_step import cache_tensors, capture_step, replay_ms  # noqa: E402  (this script's folder)
+# scripts/graph_step.py, beside this script
+from graph_step import (cache_tensors, capture_step, llama_config,  # noqa: E402
+                        register_sdpa_graphable, replay_ms)
 
 
 def log(message):
@@ -68,8 +70,7 @@ def main():
 
     if not torch.cuda.is_available():
         sys.exit("decode_graph_probe.py: no CUDA device")
-    from transformers import AttentionInterface, LlamaConfig, LlamaForCausalLM
-    from transformers.masking_utils import AttentionMaskInterface, causal_mask_function, sdpa_mask
+    from transformers import LlamaForCausalLM
 
     import evotune_torch
 
@@ -77,22 +78,9 @@ def main():
     if not ok:
         sys.exit(f"decode_graph_probe.py: evotune_torch cannot run: {why}")
     evotune_torch.register_transformers("evotune")
+    register_sdpa_graphable()  # as llama_e2e.py: SDPA under capture on the kernels its eager step runs
 
-    # As llama_e2e.py: under capture transformers spells out every mask, which would send SDPA's decode step
-    # to other kernels than its eager step runs; this one leaves it out where transformers would.
-    def sdpa_graphable_mask(*a, **kwargs):
-        if (not a and evotune_torch.causality_alone(kwargs, causal_mask_function)
-                and (kwargs["q_length"] == 1 or kwargs["q_offset"] == 0)):
-            return None
-        return sdpa_mask(*a, **kwargs)
-
-    AttentionInterface.register("sdpa_graphable", AttentionInterface._global_mapping["sdpa"])
-    AttentionMaskInterface.register("sdpa_graphable", sdpa_graphable_mask)
-
-    config = LlamaConfig(vocab_size=128256, hidden_size=4096, intermediate_size=14336,
-                         num_hidden_layers=args.layers, num_attention_heads=32, num_key_value_heads=8,
-                         head_dim=128, max_position_embeddings=8192, rope_theta=500000.0, rms_norm_eps=1e-5,
-                         tie_word_embeddings=False)
+    config = llama_config(args.layers)
     with torch.device("cuda"):
         model = LlamaForCausalLM(config).to(torch.bfloat16).eval()
     init = torch.Generator(device="cuda").manual_seed(0)

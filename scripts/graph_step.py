@@ -1,10 +1,42 @@
-"""A transformers model's decode step captured into a CUDA graph, and replays of a graph timed: what
-llama_e2e.py and decode_graph_probe.py share, so that both capture and time the step the same way."""
+"""What llama_e2e.py and decode_graph_probe.py share, so that both run the same model and capture and time
+its decode step the same way: the LLaMA-3.1-8B-shaped configuration, SDPA registered to run under a CUDA
+graph on the kernels it runs eagerly, a decode step captured into a graph, and a graph's replays timed."""
 
 import copy
 import os
 
 import torch
+
+
+def llama_config(layers):
+    """LLaMA-3.1-8B's shape (hidden 4096, 32 query heads, 8 KV heads, head dim 128, RoPE) with `layers`
+    decoder layers."""
+    from transformers import LlamaConfig
+
+    return LlamaConfig(vocab_size=128256, hidden_size=4096, intermediate_size=14336,
+                       num_hidden_layers=layers, num_attention_heads=32, num_key_value_heads=8, head_dim=128,
+                       max_position_embeddings=8192, rope_theta=500000.0, rms_norm_eps=1e-5,
+                       tie_word_embeddings=False)
+
+
+def register_sdpa_graphable():
+    """Registers "sdpa_graphable" with transformers: its SDPA, with the mask decided from the arguments as
+    transformers decides it outside a capture (no mask for a decode step or a prefill without padding). Under
+    capture transformers spells out every mask, which sends a decode step to a masked kernel (or none: flash
+    takes no mask) and would time SDPA on other kernels than its eager step runs."""
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, causal_mask_function, sdpa_mask
+
+    import evotune_torch
+
+    def sdpa_graphable_mask(*args, **kwargs):
+        if (not args and evotune_torch.causality_alone(kwargs, causal_mask_function)
+                and (kwargs["q_length"] == 1 or kwargs["q_offset"] == 0)):
+            return None
+        return sdpa_mask(*args, **kwargs)
+
+    AttentionInterface.register("sdpa_graphable", AttentionInterface._global_mapping["sdpa"])
+    AttentionMaskInterface.register("sdpa_graphable", sdpa_graphable_mask)
 
 
 def cache_tensors(cache):

@@ -42,7 +42,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-from graph_step import cache_tensors, capture_step, replay_ms  # noqa: E402  (this script's folder)
+# scripts/graph_step.py, beside this script
+from graph_step import (cache_tensors, capture_step, llama_config,  # noqa: E402
+                        register_sdpa_graphable, replay_ms)
 
 # top1_agreement_decided: positions whose fp32 top-two logit gap exceeds this many times the rms logit error
 # of bf16 SDPA against fp32 on the same model; set before this figure was computed on any run. Why 4: the
@@ -101,7 +103,7 @@ def main():
     if not torch.cuda.is_available():
         sys.exit("llama_e2e.py: no CUDA device: this script runs the model on a GPU")
     import transformers
-    from transformers import AttentionInterface, LlamaConfig, LlamaForCausalLM
+    from transformers import AttentionInterface, LlamaForCausalLM
 
     import evotune_torch
 
@@ -125,26 +127,12 @@ def main():
         return evotune_fn(module, query, key, value, attention_mask, *a, **kw)
 
     AttentionInterface.register("evotune", counted)
-    from transformers.masking_utils import AttentionMaskInterface, causal_mask_function, sdpa_mask
+    from transformers.masking_utils import AttentionMaskInterface
 
     AttentionMaskInterface.register("evotune", AttentionMaskInterface._global_mapping["evotune_raw"])
+    register_sdpa_graphable()  # SDPA for the CUDA-graph timing, on the kernels its eager step runs
 
-    # SDPA for the CUDA-graph timing: transformers' "sdpa" with its mask decided from the arguments, as
-    # transformers decides it outside a capture (no mask for a decode step or a prefill without padding). Under
-    # capture it spells out every mask, which sends a decode step to a masked kernel (or none: flash takes no
-    # mask) and would time SDPA on other kernels than the eager step runs.
-    def sdpa_graphable_mask(*args, **kwargs):
-        if (not args and evotune_torch.causality_alone(kwargs, causal_mask_function)
-                and (kwargs["q_length"] == 1 or kwargs["q_offset"] == 0)):
-            return None
-        return sdpa_mask(*args, **kwargs)
-
-    AttentionInterface.register("sdpa_graphable", AttentionInterface._global_mapping["sdpa"])
-    AttentionMaskInterface.register("sdpa_graphable", sdpa_graphable_mask)
-
-    config = LlamaConfig(vocab_size=128256, hidden_size=4096, intermediate_size=14336, num_hidden_layers=args.layers,
-                         num_attention_heads=32, num_key_value_heads=8, head_dim=128, max_position_embeddings=8192,
-                         rope_theta=500000.0, rms_norm_eps=1e-5, tie_word_embeddings=False)
+    config = llama_config(args.layers)
     log(f"building a {args.layers}-layer LLaMA-3.1-8B-shaped model (transformers {transformers.__version__}, "
         f"torch {torch.__version__}) on {torch.cuda.get_device_name(0)}")
     with torch.device("cuda"):
