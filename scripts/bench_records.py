@@ -1,12 +1,46 @@
 """What the GPU evidence summaries (decode_summary.py, hopper_summary.py, probe_table.py) read from a call's
 folder: bench.jsonl or probe.jsonl (evotune bench --json records tagged which= and round=) and sdpa.csv
 (compare_sdpa.py). A record file may be kept gzipped (NAME.jsonl.gz, as the closed probe calls' are, to keep
-the tracked tree small enough to travel to the GPU machine): read_jsonl takes either."""
+the tracked tree small enough to travel to the GPU machine): read_jsonl takes either. The closed probe calls
+themselves are archived in lab/ (lab/h100/<topic>/probe.tar.xz, lab/README.md): call_folder gives a folder of
+one of them, extracted, to read as any other."""
+import atexit
 import csv
 import gzip
 import json
+import shutil
 import statistics
-from pathlib import Path
+import tarfile
+import tempfile
+from pathlib import Path, PurePosixPath
+
+
+def call_folder(spec: str) -> Path:
+    """The folder `spec` names: a plain path, or ARCHIVE.tar.xz:callNN[/SUB] for a closed probe call archived
+    in lab/ (e.g. lab/h100/hopper/probe.tar.xz:call63/both/hopper), whose members under probe/callNN[/SUB] are
+    extracted to a temporary folder (with the databases kept beside the archive, lab/h100/<topic>/probe/callNN/,
+    copied in) that is removed when the process exits."""
+    archive, sep, inner = spec.partition(".tar.xz:")
+    if not sep:
+        return Path(spec)
+    archive = Path(archive + ".tar.xz")
+    inner = PurePosixPath(inner.strip("/"))
+    prefix = PurePosixPath("probe") / inner
+    scratch = tempfile.TemporaryDirectory(prefix="evotune_lab_")
+    atexit.register(scratch.cleanup)
+    with tarfile.open(archive, "r:xz") as tar:
+        members = [m for m in tar.getmembers()
+                   if PurePosixPath(m.name) == prefix or prefix in PurePosixPath(m.name).parents]
+        if not members:
+            raise FileNotFoundError(f"{archive} holds no {prefix}")
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(scratch.name, members=members, filter="data")
+        else:
+            tar.extractall(scratch.name, members=members)
+    beside = archive.parent / prefix
+    if beside.is_dir():
+        shutil.copytree(beside, Path(scratch.name) / prefix, dirs_exist_ok=True)
+    return Path(scratch.name) / prefix
 
 
 def read_jsonl(path: Path) -> list[dict]:

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Random attention problems for a probe call (evidence/results/h100/hopper/probe/callNN/), drawn so that no
-problem measured before is drawn again: every problem string in evidence/, scripts/ and tests/ (at a git
+"""Random attention problems for a probe call (lab/h100/hopper/probe/callNN/ while it is open; the closed ones
+are archived in lab/h100/hopper/probe.tar.xz, lab/README.md), drawn so that no problem measured before is drawn
+again: every problem string in evidence/, lab/ (its archives' members included), scripts/ and tests/ (at a git
 revision, or in the working tree) counts as used.
 
   python3 scripts/probe_draw.py survey --seed N [--count 60] [--short 16] [--rev REV] [--exclude-dir DIR]
@@ -18,46 +19,77 @@ draw_shapes.py stays in the call's folder as the record of what ran.
 """
 import argparse
 import gzip
+import io
 import math
 import random
 import re
 import subprocess
 import sys
-from pathlib import Path
+import tarfile
+from pathlib import Path, PurePosixPath
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEM = re.compile(r"b=[0-9]+,hq=[0-9]+,hkv=[0-9]+,sq=[0-9]+,skv=[0-9]+,d=[0-9]+,causal=[01]")
-SEARCHED = ("evidence", "scripts", "tests")
+SEARCHED = ("evidence", "lab", "scripts", "tests")
 
 
 def used_problems(rev=None, exclude_dir=None):
-    """The problem keys (no dtype) in evidence/, scripts/ and tests/: at git revision `rev`, or in the
+    """The problem keys (no dtype) in evidence/, lab/, scripts/ and tests/: at git revision `rev`, or in the
     working tree (then leaving out any folder named `exclude_dir`, the call's own). Gzipped record files
     (NAME.jsonl.gz, as the closed probe calls keep their probe.jsonl) are read too: grep skips them as
-    binary."""
+    binary. So are lab/'s archives (NAME.tar.xz, the closed probe calls), member by member as if unpacked."""
     if rev is not None:
         command = ["git", "-C", str(ROOT), "grep", "-I", "-h", "-o", "-E", PROBLEM.pattern, rev, "--",
                    *SEARCHED]
         out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
         ls_tree = ["git", "-C", str(ROOT), "ls-tree", "-r", "--name-only", rev, "--", *SEARCHED]
         listed = subprocess.run(ls_tree, capture_output=True, text=True, check=True).stdout.split()
-        gzipped = [subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{path}"], capture_output=True,
-                                  check=True).stdout for path in listed if path.endswith(".jsonl.gz")]
-        return set(out.split()) | problems_in_gzipped(gzipped)
+        show = lambda path: subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{path}"], capture_output=True,
+                                           check=True).stdout
+        gzipped = [show(path) for path in listed if path.endswith(".jsonl.gz")]
+        archives = [show(path) for path in listed if path.endswith(".tar.xz")]
+        return set(out.split()) | problems_in_gzipped(gzipped) | problems_in_archives(archives)
     command = ["grep", "-r", "-h", "-o", "-E", "--binary-files=without-match"]
     if exclude_dir:
         command.append(f"--exclude-dir={exclude_dir}")
-    out = subprocess.run(command + [PROBLEM.pattern, *SEARCHED], cwd=ROOT, capture_output=True, text=True)
+    present = [folder for folder in SEARCHED if (ROOT / folder).is_dir()]
+    out = subprocess.run(command + [PROBLEM.pattern, *present], cwd=ROOT, capture_output=True, text=True)
     if out.returncode > 1:
         sys.exit(f"probe_draw: grep failed: {out.stderr.strip()}")
+    outside = lambda path: not (exclude_dir and exclude_dir in path.relative_to(ROOT).parts)
     gzipped = [path.read_bytes() for folder in SEARCHED for path in (ROOT / folder).rglob("*.jsonl.gz")
-               if not (exclude_dir and exclude_dir in path.relative_to(ROOT).parts)]
-    return set(out.stdout.split()) | problems_in_gzipped(gzipped)
+               if outside(path)]
+    archives = [path.read_bytes() for folder in SEARCHED for path in (ROOT / folder).rglob("*.tar.xz")
+                if outside(path)]
+    return set(out.stdout.split()) | problems_in_gzipped(gzipped) | problems_in_archives(archives, exclude_dir)
 
 
 def problems_in_gzipped(contents):
     """The problem keys in gzipped files, given their bytes."""
     return {key for data in contents for key in PROBLEM.findall(gzip.decompress(data).decode())}
+
+
+def problems_in_archives(contents, exclude_dir=None):
+    """The problem keys in xz-compressed tar archives (lab/'s), given their bytes, read as grep and
+    used_problems read the files unpacked: a gzipped record member (NAME.jsonl.gz) decompressed, any other
+    member as text unless it is binary (a NUL byte, or not UTF-8: grep skips it), leaving out members under a
+    folder named `exclude_dir`."""
+    keys = set()
+    for data in contents:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:xz") as tar:
+            for member in tar:
+                if not member.isfile() or (exclude_dir and exclude_dir in PurePosixPath(member.name).parts):
+                    continue
+                text = tar.extractfile(member).read()
+                if member.name.endswith(".jsonl.gz"):
+                    text = gzip.decompress(text)
+                elif b"\0" in text:
+                    continue
+                try:
+                    keys.update(PROBLEM.findall(text.decode()))
+                except UnicodeDecodeError:
+                    continue
+    return keys
 
 
 def default_config(binary, problem):

@@ -3,6 +3,8 @@
 flash's, where flash was the faster library there: then each config's ratio to it too):
    scripts/probe_table.py FOLDER...   (each FOLDER holds probe.jsonl, or probe.jsonl.gz, and, from the `sdpa`
                                       step, sdpa.csv)
+A closed probe call's folder is read from its archive in lab/ as ARCHIVE:callNN/SUB, e.g.
+   scripts/probe_table.py lab/h100/hopper/probe.tar.xz:call63/both/hopper
 Each config (named by its tiles, CTAs per SM and scheduler, and where several configs of a problem share
 that name, by the tunables in which they differ; the problem-aware default's records count under the
 config it resolved to) gets its rounds' medians and their median, and cuDNN's median over it; a config
@@ -12,9 +14,8 @@ apart by their build ([new build], [base build])."""
 import collections
 import statistics
 import sys
-from pathlib import Path
 
-from bench_records import read_jsonl, read_sdpa, read_sdpa_batches, timed_alike
+from bench_records import call_folder, read_jsonl, read_sdpa, read_sdpa_batches, timed_alike
 
 
 def short_name(config: str) -> str:
@@ -39,7 +40,7 @@ def names(configs: list[str]) -> dict[str, str]:
 
 
 def main(folders: list[str]) -> None:
-    for folder in map(Path, folders):
+    for folder in map(call_folder, folders):
         sdpa, sdpa_batches = read_sdpa(folder), read_sdpa_batches(folder)  # both by (problem, backend)
         records: dict[str, list[dict]] = collections.defaultdict(list)
         for r in read_jsonl(folder / "probe.jsonl"):

@@ -7,7 +7,8 @@
 #   DS=256 BLOCK_NS="32 64 80 96" scripts/wgmma_spill_sweep.sh [BUILD_DIR] > tests/data/wgmma_spills_sm90a_d256.txt
 # Environment: CAUSAL (default 1), DS (head dims, default "64 128"), MIN_CTAS (default 1), BLOCK_NS (default
 # "64 96 128 144 160 176 192"),
-# PRODUCER_REGS (default "0 24 32"); e.g. the min_ctas=2 sweep of evidence/results/h100/hopper/probe/call9:
+# PRODUCER_REGS (default "0 24 32"); e.g. the min_ctas=2 sweep
+# (lab/h100/hopper/probe.tar.xz: call9/min_ctas2_spill_sweep.txt):
 #   MIN_CTAS=2 BLOCK_NS="16 32 64 80 96 112 128" PRODUCER_REGS="0 24 32 40 56" scripts/wgmma_spill_sweep.sh
 # Columns: d block_m block_n producer_regs overlap spilled_store_bytes ("invalid": refused by the rules;
 # "error": no CUBIN, ptxas gave up for want of registers). bf16, causal unless CAUSAL=0, grid scheduler, unsplit;

@@ -1,16 +1,19 @@
 """scripts/probe_draw.py, the random problems of a probe call: the same seed gives the same problems, none
-of them already in evidence/, scripts/ or tests/ (gzipped record files included), prefill first and then the
-short ones; the command line prints one shell assignment and refuses a bad count; a draw's grid count matches
-the family's; the decode-step maker draws as the calls' own did. And the probe calls' records read alike
-plain or gzipped (scripts/bench_records.py's read_jsonl, which probe_table.py uses).
+of them already in evidence/, lab/, scripts/ or tests/ (gzipped record files and lab/'s archives included),
+prefill first and then the short ones; the command line prints one shell assignment and refuses a bad count; a
+draw's grid count matches the family's; the decode-step maker draws as the calls' own did. And the probe
+calls' records read alike plain or gzipped, or from a call archived in lab/ (scripts/bench_records.py's
+read_jsonl and call_folder, which probe_table.py uses).
 
     python3 tests/python/test_probe_draw.py
 """
 
 import gzip
+import io
 import json
 import subprocess
 import sys
+import tarfile
 import tempfile
 import unittest
 from pathlib import Path
@@ -78,12 +81,53 @@ class GzippedRecords(unittest.TestCase):
             self.assertEqual(bench_records.read_jsonl(Path(plain) / "probe.jsonl"), self.RECORDS)
             self.assertEqual(bench_records.read_jsonl(Path(zipped) / "probe.jsonl"), self.RECORDS)
 
+    @staticmethod
+    def archive(files):
+        """An xz-compressed tar archive of {name: bytes}, as lab/'s are made (members under probe/callNN/)."""
+        out = io.BytesIO()
+        with tarfile.open(fileobj=out, mode="w:xz") as tar:
+            for name, data in files.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+        return out.getvalue()
+
     def test_problems_in_gzipped_files_count_as_used(self):
         data = gzip.compress("".join(json.dumps(r) + "\n" for r in self.RECORDS).encode())
         self.assertEqual(probe_draw.problems_in_gzipped([data]), {"b=3,hq=5,hkv=5,sq=7,skv=11,d=64,causal=1"})
-        # The closed probe calls' records are gzipped; their problems are among the used ones.
-        some = next((ROOT / "evidence").rglob("probe.jsonl.gz")).read_bytes()
+        # The closed probe calls' records are gzipped, in lab/'s archives; their problems are among the used ones.
+        with tarfile.open(ROOT / "lab" / "h100" / "hopper" / "probe.tar.xz") as tar:
+            member = next(m for m in tar if m.name.endswith("/probe.jsonl.gz"))
+            some = tar.extractfile(member).read()
         self.assertLessEqual(probe_draw.problems_in_gzipped([some]), probe_draw.used_problems())
+
+    def test_problems_in_archives_read_as_unpacked(self):
+        plain, zipped, other = ("b=1,hq=2,hkv=2,sq=3,skv=4,d=64,causal=0", "b=5,hq=2,hkv=2,sq=3,skv=4,d=64,causal=1",
+                                "b=6,hq=2,hkv=2,sq=3,skv=4,d=64,causal=1")
+        data = self.archive({
+            "probe/call7/run.sh": f"HOPPER_PROBLEMS={plain},dtype=fp16\n".encode(),
+            "probe/call7/p/probe.jsonl.gz": gzip.compress(json.dumps({"problem": zipped}).encode()),
+            "probe/call7/bench.db": b"SQLite format 3\0" + other.encode(),  # binary: skipped, as grep skips it
+            "probe/call8/shapes.txt": other.encode()})
+        self.assertEqual(probe_draw.problems_in_archives([data]), {plain, zipped, other})
+        self.assertEqual(probe_draw.problems_in_archives([data], exclude_dir="call8"), {plain, zipped})
+
+    def test_a_call_folder_reads_from_its_archive(self):
+        text = "".join(json.dumps(r) + "\n" for r in self.RECORDS)
+        with tempfile.TemporaryDirectory() as lab:
+            (Path(lab) / "probe.tar.xz").write_bytes(self.archive({
+                "probe/call7/p/hopper/probe.jsonl.gz": gzip.compress(text.encode()),
+                "probe/call70/p/hopper/probe.jsonl": b""}))
+            (Path(lab) / "probe" / "call7" / "p").mkdir(parents=True)
+            (Path(lab) / "probe" / "call7" / "p" / "hopper.db.gz").write_bytes(b"kept beside the archive")
+            folder = bench_records.call_folder(f"{lab}/probe.tar.xz:call7/p/hopper")
+            self.assertEqual(bench_records.read_jsonl(folder / "probe.jsonl"), self.RECORDS)
+            whole = bench_records.call_folder(f"{lab}/probe.tar.xz:call7")
+            self.assertEqual(sorted(p.relative_to(whole).as_posix() for p in whole.rglob("*") if p.is_file()),
+                             ["p/hopper.db.gz", "p/hopper/probe.jsonl.gz"])
+            with self.assertRaises(FileNotFoundError):
+                bench_records.call_folder(f"{lab}/probe.tar.xz:call9")
+        self.assertEqual(bench_records.call_folder("some/folder"), Path("some/folder"))
 
 
 class Survey(unittest.TestCase):
