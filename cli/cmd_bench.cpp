@@ -63,6 +63,7 @@ struct BenchOptions {
   bool baseline = true;
   std::string library_baseline = "auto";
   int library_reps = 30;
+  bool check = false;  // bounded barrier waits: a deadlock traps with a message instead of hanging
 };
 
 nlohmann::json to_json(const evidence::BaselineRecord& b) {
@@ -80,8 +81,8 @@ nlohmann::json to_json(const evidence::BaselineRecord& b) {
 // spills) is an error, with the stage's reason.
 runtime::PreparedKernel prepare_or_throw(const Config& config, const attention::Problem& problem,
                                          const runtime::DeviceProperties& props, const runtime::Target& target,
-                                         runtime::Compiler& compiler, bool cta_clock = false) {
-  runtime::Preparation p = attention::prepare(config, problem, DeviceLimits::from(props), target, compiler, cta_clock);
+                                         runtime::Compiler& compiler, attention::KernelBuild build = {}) {
+  runtime::Preparation p = attention::prepare(config, problem, DeviceLimits::from(props), target, compiler, build);
   if (const runtime::Rejection* r = runtime::rejected(p)) {
     const std::string what = fmt::format("config {} on {} ({}): {}", attention::format(config), props.name,
                                          problem.to_string(), r->reason);
@@ -107,7 +108,12 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
   runtime::DeviceContext context(opt.device);
   runtime::Target target = runtime::Target::parse(props.native_target());
   CompilerStack stack(globals);
-  const runtime::PreparedKernel prepared = prepare_or_throw(config, problem, props, target, stack.compiler());
+  const attention::KernelBuild build{.cta_clock = false, .bounded_waits = opt.check};
+  if (opt.check && !opt.json) {
+    fmt::print(stderr, "bench: --check: barrier waits are bounded (one that nothing completes in 4 s traps and "
+                       "prints where), so the times are of the check build\n");
+  }
+  const runtime::PreparedKernel prepared = prepare_or_throw(config, problem, props, target, stack.compiler(), build);
   harness::AttentionKernel kernel(prepared, config, problem, DeviceLimits::from(props));
   kernel.set_programmatic_combine(opt.combine_launch == "pdl");
   const runtime::LaunchGeometry& geometry = kernel.geometry();
@@ -119,8 +125,16 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
   auto launch_kernel = [&](const runtime::Stream& s) { kernel.launch(params, s); };
 
   workspace.poison_outputs(stream);
-  launch_kernel(stream);
-  harness::AttentionCheck check = workspace.check(stream, true);
+  harness::AttentionCheck check;
+  try {
+    launch_kernel(stream);
+    check = workspace.check(stream, true);
+  } catch (const std::runtime_error& e) {
+    if (!opt.check) throw;
+    throw std::runtime_error(fmt::format("{} (--check: a trap here is most likely a bounded barrier wait that "
+                                         "expired; the device printed which CTA waited above)",
+                                         e.what()));
+  }
 
   harness::Timer timer(static_cast<std::size_t>(props.l2_bytes) * 2, *harness::parse_l2_flush(opt.l2_flush));
   harness::TimingOptions timing;
@@ -140,7 +154,8 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
     // itself; when it spills, the view is unavailable (it would time a different kernel), and nothing
     // else already measured is lost.
     runtime::Preparation p =
-        attention::prepare(config, problem, DeviceLimits::from(props), target, stack.compiler(), true);
+        attention::prepare(config, problem, DeviceLimits::from(props), target, stack.compiler(),
+                           {.cta_clock = true, .bounded_waits = opt.check});
     if (const runtime::Rejection* r = runtime::rejected(p)) {
       clock_view = {{"unavailable", "the clock64-instrumented build is rejected: " + r->reason}};
     } else {
@@ -336,6 +351,9 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
                   "the kernel's length decides (a graph below 20 us), and the baselines are timed as it was")
       ->check(CLI::Range(0, 1000));
   cmd->add_option("--seed", opt->seed, "input seed");
+  cmd->add_flag("--check", opt->check,
+                "build the kernel with bounded barrier waits: a wait that nothing completes within 4 s prints "
+                "which CTA waited and traps (a launch error, exit 1) instead of hanging the GPU");
   cmd->add_flag("--json", opt->json, "print one JSON object (the format compare_sdpa.py reads)");
   cmd->add_option("--json-out", opt->json_out, "also append that JSON object, as one line, to this file");
   cmd->add_flag("!--no-baseline", opt->baseline,

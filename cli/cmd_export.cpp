@@ -99,18 +99,30 @@ bool reverify(evidence::TunedEntry& entry, const Config& config, const attention
     entry.verification = fmt::format("not re-verified: no GPU at export ({})", why);
     return true;
   }
-  std::optional<int> ordinal;
+  // The entry's own GPU model first; else another of its family (compute capability), which runs the same
+  // CUBIN: the text says which it was.
+  std::optional<int> ordinal, family_ordinal;
+  std::string family_name;
   std::vector<std::string> seen;
   for (const runtime::DeviceProperties& p : runtime::query_all_devices()) {
     seen.push_back(p.name);
     if (p.name == entry.device && !ordinal) ordinal = p.ordinal;
+    if (entry.sm != 0 && p.cc_major * 10 + p.cc_minor == entry.sm && !family_ordinal) {
+      family_ordinal = p.ordinal;
+      family_name = p.name;
+    }
+  }
+  std::string verified_on = entry.device;
+  if (!ordinal && family_ordinal) {
+    ordinal = family_ordinal;
+    verified_on = fmt::format("{} (sm_{}, as the entry's {})", family_name, entry.sm, entry.device);
   }
   if (!ordinal) {
-    entry.verification = fmt::format("not re-verified: no {} at export (visible: {})", entry.device,
-                                     fmt::join(seen, ", "));
+    entry.verification = fmt::format("not re-verified: no {} or other sm_{} GPU at export (visible: {})",
+                                     entry.device, entry.sm, fmt::join(seen, ", "));
     return true;
   }
-  fmt::print(stderr, "export: re-verifying run {}'s winner on device {} ({})\n", entry.run_id, *ordinal, entry.device);
+  fmt::print(stderr, "export: re-verifying run {}'s winner on device {} ({})\n", entry.run_id, *ordinal, verified_on);
   CompilerStack stack(globals);
   const harness::AttentionVerification v =
       harness::verify_attention_config(config, problem, *ordinal, stack.compiler(), seed);
@@ -132,7 +144,7 @@ bool reverify(evidence::TunedEntry& entry, const Config& config, const attention
   fmt::print(stderr, "export:   re-timed: median {:.2f} us (p10 {:.2f}, p90 {:.2f}), {:.2f}x the search's median\n",
              v.timing->median_us, v.timing->p10_us, v.timing->p90_us, v.timing->median_us / entry.median_us);
   entry.reverified = true;
-  entry.verification = fmt::format("re-verified on {} at export:\n  {}", entry.device, fmt::join(lines, "\n  "));
+  entry.verification = fmt::format("re-verified on {} at export:\n  {}", verified_on, fmt::join(lines, "\n  "));
   return true;
 }
 
@@ -227,6 +239,12 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
     e.bf16 = problem.dtype == attention::DType::bf16;
     e.problem_text = problem.to_string();
     e.config_text = attention::format(config);
+    // The rules the header's lookup checks for other problems, on the limits of the entry's architecture (the
+    // C ABI checks them again against the live device's).
+    const DeviceLimits family_limits =
+        sm != 0 ? DeviceLimits::for_target(runtime::Target::parse(native_target_of(sm))) : DeviceLimits{};
+    const attention::ProblemRequirements needs = attention::problem_requirements(config, problem.d, family_limits);
+    e.needs = {needs.group_divides, needs.min_group, needs.min_skv, needs.max_skv, needs.max_rows};
     e.run_id = w.run_id;
     e.trial_seq = w.best.seq;
     e.strategy = info.strategy;

@@ -97,6 +97,18 @@ struct AttentionProblem {
   bool bf16;  // false: fp16
 };
 
+// What an entry's config needs of a problem beyond its kind: evotune's validity rules that depend on the GQA
+// group, the key length and the rows, written out at export. lookup() serves an entry only to problems that
+// meet them; outside them a kernel may compute garbage or wait forever (a packed tile that does not hold
+// whole groups of query heads waits for TMA bytes that never come).
+struct ProblemRequirements {
+  int group_divides;   // the GQA group (hq / hkv) must divide this; 0: any group
+  int min_group;       // 2 where GQA heads are packed into tiles: hq > hkv
+  int min_skv;         // a fixed split-KV count needs a key block in every chunk
+  long long max_skv;   // scheduler=stream_k's 32-bit tail arithmetic; 0: no bound
+  long long max_rows;  // b * hq * sq, bounded by a fixed split count's workspace; 0: no bound
+};
+
 )cpp";
 
 constexpr const char* kLookup = R"cpp(
@@ -121,9 +133,11 @@ struct Lookup {
 
 // The lookup contract.
 // An entry qualifies for a problem only on the same device family (sm) and with the same head dim, dtype,
-// masking and kind. A config's tiles are sized for its head dim and its shared memory for its
-// architecture; a decode config (a few query rows against a long cache: packed GQA heads, K/V split over
-// CTAs) and a prefill config are different kernels, each slow at the other's work. Among those entries the
+// masking and kind, and only where its config runs the problem (runs(): evotune's validity rules, which the
+// export wrote into the entry; no entry is served outside them). A config's tiles are sized for its head dim
+// and its shared memory for its architecture; a decode config (a few query rows against a long cache: packed
+// GQA heads, K/V split over CTAs) and a prefill config are different kernels, each slow at the other's work.
+// Among those entries the
 // problem distance ranks them, and the nearest wins (on a tie, the same GPU model) if it is within
 // kMaxDistance; farther than that, lookup returns no entry and the caller runs evotune's problem-aware
 // default (AttentionLauncher::with_default_config), which is tuned to no shape but sized for every one.
@@ -139,6 +153,22 @@ inline bool same_kind(const AttentionProblem& a, const AttentionProblem& b) {
   return a.d == b.d && a.bf16 == b.bf16 && masked(a) == masked(b) && is_decode(a) == is_decode(b);
 }
 
+// A problem evotune's kernels take at all: positive sizes, hq a multiple of hkv, sq <= skv.
+inline bool well_formed(const AttentionProblem& p) {
+  return p.b > 0 && p.hq > 0 && p.hkv > 0 && p.sq > 0 && p.skv > 0 && p.d > 0 && p.hq % p.hkv == 0 && p.sq <= p.skv;
+}
+
+// Whether entry `e`'s kernel may run `p` (of its kind): compiled with the causality `p` runs with (a single
+// query runs either way), and `p` meets its config's requirements. lookup() serves no other entry.
+inline bool runs(const TunedAttention& e, const AttentionProblem& p) {
+  const ProblemRequirements& r = e.needs;
+  const int group = p.hq / p.hkv;
+  const long long rows = static_cast<long long>(p.b) * p.hq * p.sq;
+  return (e.problem.causal == masked(p) || p.sq == 1) && group >= r.min_group &&
+         (r.group_divides == 0 || r.group_divides % group == 0) && p.skv >= r.min_skv &&
+         (r.max_skv == 0 || p.skv <= r.max_skv) && (r.max_rows == 0 || rows <= r.max_rows);
+}
+
 // log2 ratios of batch x heads, query and key lengths, plus 1 for another GQA group size.
 inline double problem_distance(const AttentionProblem& a, const AttentionProblem& b) {
   auto log_ratio = [](double x, double y) { return std::fabs(std::log2(x / y)); };
@@ -148,12 +178,16 @@ inline double problem_distance(const AttentionProblem& a, const AttentionProblem
 }
 
 // The entry to run `problem` with on a GPU named `device` (the driver's name, e.g. from
-// cudaGetDeviceProperties) of compute capability `sm` (e.g. 90), by the contract above.
-inline Lookup lookup(const char* device, int sm, const AttentionProblem& problem) {
+// cudaGetDeviceProperties) of compute capability `sm` (e.g. 90), by the contract above: among the entries that
+// run it (runs()) and that `accept` takes (a caller that knows more, such as evotune's C ABI with the live
+// device's limits, filters further), the nearest. A malformed problem matches nothing.
+template <typename Accept>
+inline Lookup lookup(const char* device, int sm, const AttentionProblem& problem, Accept accept) {
   Lookup best{nullptr, Match::none, 0.0};
+  if (device == nullptr || !well_formed(problem)) return best;
   bool best_same_device = false;
   for (const TunedAttention& e : kEntries) {
-    if (e.sm != sm || !same_kind(e.problem, problem)) continue;
+    if (e.sm != sm || !same_kind(e.problem, problem) || !runs(e, problem) || !accept(e)) continue;
     const double distance = problem_distance(e.problem, problem);
     if (distance > kMaxDistance) continue;
     const bool same_device = std::strcmp(e.device, device) == 0;
@@ -165,6 +199,10 @@ inline Lookup lookup(const char* device, int sm, const AttentionProblem& problem
     best_same_device = same_device;
   }
   return best;
+}
+
+inline Lookup lookup(const char* device, int sm, const AttentionProblem& problem) {
+  return lookup(device, sm, problem, [](const TunedAttention&) { return true; });
 }
 
 }  // namespace evotune_tuned
@@ -214,6 +252,7 @@ std::string render_tuned_header(const TunedHeaderInput& in) {
   const char* device;  // GPU name, as the driver reports it
   int sm;              // compute capability x 10: the device family
   AttentionProblem problem;
+  ProblemRequirements needs;  // of other problems it serves (runs())
   const char* config;  // evotune config text, every tunable named: what the launcher compiles
   AttentionTunables tunables;
   double median_us, p10_us, p90_us;  // measured by the search
@@ -222,7 +261,8 @@ std::string render_tuned_header(const TunedHeaderInput& in) {
   double library_us;   // the fastest PyTorch SDPA backend measured in the same run; 0 when none was
   long long run_id;    // in the evidence database the header was exported from
   int trial;           // the trial's seq in that run
-  bool reverified;     // checked again on this GPU model, new inputs and a tail shape, at export
+  bool reverified;     // checked again at export, on new inputs and a tail shape, on this GPU model or
+                       // another of its family (the comment above the entry says which)
   // The kernel, compiled ahead of time for one exact target; it serves any batch, head count and lengths
   // of this head dim, dtype and causality (the grid is planned per call by evotune's launcher).
   const char* target;          // e.g. "sm_90a": the CUBIN loads only on a device of exactly this architecture
@@ -290,10 +330,12 @@ std::string render_tuned_header(const TunedHeaderInput& in) {
              "//   compiles the config with NVRTC\n";
     }
     out += fmt::format(
-        "inline constexpr TunedAttention kEntry{} = {{\n    {}, {},\n    {{{}, {}, {}, {}, {}, {}, {}, {}}},\n    {},\n"
+        "inline constexpr TunedAttention kEntry{} = {{\n    {}, {},\n    {{{}, {}, {}, {}, {}, {}, {}, {}}},\n"
+        "    {{{}, {}, {}, {}, {}}},\n    {},\n"
         "    {{{}}},\n    {}, {}, {}, {}, {}, {}, {}, {}, {},\n    {}, {}, {}, {}, {}, {}, {}}};\n\n",
         i, literal(e.device), e.sm, e.b, e.hq, e.hkv, e.sq, e.skv, e.d, e.causal ? "true" : "false",
-        e.bf16 ? "true" : "false", literal(e.config_text), tunables, cpp_number(e.median_us),
+        e.bf16 ? "true" : "false", e.needs.group_divides, e.needs.min_group, e.needs.min_skv, e.needs.max_skv,
+        e.needs.max_rows, literal(e.config_text), tunables, cpp_number(e.median_us),
         cpp_number(e.p10_us), cpp_number(e.p90_us), cpp_number(e.tflops), cpp_number(baseline), cpp_number(library),
         e.run_id, e.trial_seq,
         e.reverified ? "true" : "false", literal(e.target), literal(e.kernel_name), literal(e.sources), e.threads,

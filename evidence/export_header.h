@@ -24,12 +24,23 @@ struct TunedBaseline {
   double median_us = 0;
 };
 
+// What an entry's config needs of a problem beyond its kind (the attention family's problem_requirements),
+// written into the header so that its lookup serves the entry only where the family's rules hold.
+struct TunedRequirements {
+  int group_divides = 0;   // the GQA group must divide this; 0: any
+  int min_group = 1;
+  int min_skv = 1;
+  long long max_skv = 0;   // 0: no bound
+  long long max_rows = 0;  // b * hq * sq; 0: no bound
+};
+
 struct TunedEntry {
   std::string device;  // the driver's name for the GPU
   int sm = 0;          // compute capability x 10 (90 for 9.0): the device family lookup falls back to
   int b = 0, hq = 0, hkv = 0, sq = 0, skv = 0, d = 0;
   bool causal = false, bf16 = false;
   std::string problem_text;
+  TunedRequirements needs;
   std::string config_text;  // every tunable, labels: "mma=mma_sync,block_m=128,..."
   std::int64_t run_id = 0;
   int trial_seq = 0;

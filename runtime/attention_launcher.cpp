@@ -137,8 +137,9 @@ void AttentionLauncher::compile_for_device(const AttentionLauncherOptions& optio
     caching.emplace(nvrtc, *cache);
   }
   runtime::Compiler& compiler = caching ? static_cast<runtime::Compiler&>(*caching) : nvrtc;
-  const runtime::Preparation preparation = attention::prepare(m.config, m.compiled_for, DeviceLimits::from(m.props),
-                                                              runtime::Target::parse(m.target), compiler);
+  const runtime::Preparation preparation =
+      attention::prepare(m.config, m.compiled_for, DeviceLimits::from(m.props), runtime::Target::parse(m.target),
+                         compiler, {.cta_clock = false, .bounded_waits = options.bounded_waits});
   if (const runtime::Rejection* r = runtime::rejected(preparation)) {
     const std::string what = fmt::format("config {} on {}: {}", m.config_text, m.props.name, r->reason);
     if (r->kind == runtime::Rejection::Kind::compile_error) throw std::runtime_error("cannot compile " + what);
@@ -173,6 +174,10 @@ AttentionLauncher::AttentionLauncher(const PrecompiledKernel& kernel, const Atte
     : impl_(std::make_unique<Impl>()) {
   begin(kernel.config, kernel.head_dim, kernel.causal, kernel.bf16, options);
   Impl& m = *impl_;
+  if (options.bounded_waits) {  // the check build exists only compiled now
+    compile_for_device(options);
+    return;
+  }
   const bool has_cubin = kernel.cubin != nullptr && kernel.cubin_size > 0 && !kernel.kernel_name.empty();
   const std::string& sources = attention::kernel_sources_digest();
   if (!has_cubin || kernel.target != m.target || kernel.sources != sources) {
@@ -243,7 +248,15 @@ void AttentionLauncher::launch(const AttentionShape& call_shape, CUdeviceptr q, 
     } catch (const UsageError& e) {
       throw std::invalid_argument(std::string("attention shape: ") + e.what());
     }
-    m.plan = attention::launch_plan(m.config, problem, DeviceLimits::from(m.props));
+    // The family's rules for this problem, as before every launch on every path: a config proven on one
+    // problem may not hold for another (a packed tile that cannot hold whole groups of query heads would
+    // wait forever for TMA bytes that never come).
+    const DeviceLimits limits = DeviceLimits::from(m.props);
+    if (std::optional<std::string> why = attention::invalid_reason(m.config, problem, limits)) {
+      throw std::invalid_argument(
+          fmt::format("tuned attention {} cannot run {}: {}", m.config_text, problem.to_string(), *why));
+    }
+    m.plan = attention::launch_plan(m.config, problem, limits);
     if (m.plan.combine) m.plan.combine->programmatic_dependency = m.programmatic_combine;
     m.validated = shape;
   }

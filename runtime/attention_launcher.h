@@ -55,6 +55,10 @@ struct AttentionLauncherOptions {
   // attention kernel runs, waiting for it in the kernel); false launches it after the attention kernel ends,
   // as on older GPUs (`evotune bench --combine-launch plain`; the C ABI: $EVOTUNE_COMBINE_LAUNCH=plain).
   bool programmatic_combine = true;
+  // A check build: every barrier wait is bounded (4 s), so a launch whose host and kernel disagree traps with
+  // a message (printed by the device) instead of hanging the GPU. Always compiled with NVRTC (an exported
+  // CUBIN is the plain build); slower; for debugging (the C ABI: $EVOTUNE_BOUNDED_WAITS=1).
+  bool bounded_waits = false;
 };
 
 // A kernel compiled ahead of time: what `evotune export` embeds per entry.
@@ -82,7 +86,8 @@ class AttentionLauncher {
   // The launcher's fallback, for a shape no tuned entry covers: the problem-aware default config
   // (attention::heuristic_config: e.g. for decode, 16-row tiles of packed GQA heads and split-KV sized
   // to fill the SMs) for this shape on options.device. Other shapes of the same head dim, dtype and
-  // causality may then be launched too; the config stays the one chosen for `shape`.
+  // causality may then be launched too where the config's rules hold for them (launch() checks); the config
+  // stays the one chosen for `shape`.
   static AttentionLauncher with_default_config(const AttentionShape& shape,
                                                const AttentionLauncherOptions& options = {});
 
@@ -117,8 +122,9 @@ class AttentionLauncher {
   // Enqueues the call on `stream`; returns at once. `lse` (optional, [b, hq, sq] fp32) receives the
   // natural-log log-sum-exp of the scaled scores. Throws std::invalid_argument for a shape this
   // launcher was not compiled for (head dim, dtype, causal; causality is
-  // moot for a single query, sq = 1, which runs either way) or that is malformed, and
-  // std::runtime_error when the launch fails.
+  // moot for a single query, sq = 1, which runs either way), that is malformed, or that the config's
+  // validity rules refuse (e.g. a GQA group its packed tiles cannot hold), and std::runtime_error when the
+  // launch fails.
   //
   // Split-KV (a config with splits > 1, or splits=auto where the shape calls for it) uses a workspace of
   // workspace_bytes(shape): the chunks' partials and, with combine=last_cta (or scheduler=dynamic or

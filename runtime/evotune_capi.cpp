@@ -115,6 +115,22 @@ struct Device {
   evotune::DeviceLimits limits;
 };
 
+// The table's configs, parsed once (nullopt: this build cannot read one; its entry is never served).
+const std::vector<std::optional<evotune::Config>>& entry_configs() {
+  static const std::vector<std::optional<evotune::Config>> configs = [] {
+    std::vector<std::optional<evotune::Config>> out;
+    for (const tuned::TunedAttention& e : tuned::kEntries) {
+      try {
+        out.emplace_back(evotune::attention::parse_config(e.config));
+      } catch (const std::exception&) {
+        out.emplace_back(std::nullopt);
+      }
+    }
+    return out;
+  }();
+  return configs;
+}
+
 // Launchers are created on first use and kept: one per device, kernel and stream. Per stream, because a
 // split-KV launcher owns one workspace, which launches on streams that may run concurrently must not
 // share (runtime/attention_launcher.h).
@@ -128,6 +144,9 @@ struct Registry {
   // tile-order model walks the launch's tiles), which a call should not pay again for a shape it has seen.
   using ProblemKey = std::tuple<int, int, int, int, int, int, int, bool, bool>;
   std::map<ProblemKey, std::string> default_configs;
+  // The table entry served per (device, problem), -1 for none: the lookup and the family's rules run once a
+  // shape. Bounded as default_configs is.
+  std::map<ProblemKey, long> served;
 };
 
 // Never destroyed: at process exit the CUDA driver may be torn down before this library's static
@@ -150,6 +169,21 @@ const Device& device_info(Registry& r, int ordinal) {
   return it->second;
 }
 
+// The table's entry for `problem` on this device, by the header's lookup (its contract and the requirements
+// export wrote) and, as the one gate before every launch, the family's own rules on this device's limits: an
+// entry they refuse is no match, and the lookup goes on to the next.
+tuned::Lookup table_entry(const Device& dev, const evotune_attention_shape& s) {
+  const bool masked = s.causal != 0 && s.sq > 1;
+  const auto accept = [&](const tuned::TunedAttention& e) {
+    const std::optional<evotune::Config>& config = entry_configs()[static_cast<std::size_t>(&e - tuned::kEntries)];
+    if (!config) return false;
+    evotune::attention::Problem launched = checked_problem(s);
+    launched.causal = s.sq == 1 ? e.problem.causal : masked;  // a single query runs on either kernel
+    return !evotune::attention::invalid_reason(*config, launched, dev.limits);
+  };
+  return tuned::lookup(dev.name.c_str(), dev.sm, problem_of(s), accept);
+}
+
 int forward(const evotune_attention_shape& s, const evotune_attention_layout* strides, uint64_t q, uint64_t k,
             uint64_t v, uint64_t o, uint64_t lse, void* stream, int device, float softmax_scale, bool allow_jit,
             char* error, size_t error_size) {
@@ -161,14 +195,20 @@ int forward(const evotune_attention_shape& s, const evotune_attention_layout* st
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   const Device& dev = device_info(r, device);
-  const tuned::Lookup found = tuned::lookup(dev.name.c_str(), dev.sm, problem_of(s));
+  const Registry::ProblemKey problem_key{device, s.b, s.hq, s.hkv, s.sq, s.skv, s.d, masked, s.bf16 != 0};
+  auto served = r.served.find(problem_key);
+  if (served == r.served.end()) {
+    if (r.served.size() >= 4096) r.served.clear();  // bounded: decode lengths grow
+    const tuned::TunedAttention* entry = table_entry(dev, s).entry;
+    served = r.served.emplace(problem_key, entry != nullptr ? static_cast<long>(entry - tuned::kEntries) : -1L).first;
+  }
+  const tuned::TunedAttention* const entry = served->second >= 0 ? &tuned::kEntries[served->second] : nullptr;
   evotune::AttentionShape shape{s.b, s.hq, s.hkv, s.sq, s.skv, s.d, masked, s.bf16 != 0};
   Registry::Key key;
-  if (found.entry != nullptr) {
-    key = {device, stream, static_cast<long>(found.entry - tuned::kEntries), "", 0, false, false};
+  if (entry != nullptr) {
+    key = {device, stream, served->second, "", 0, false, false};
   } else if (allow_jit) {
     problem.causal = masked;
-    const Registry::ProblemKey problem_key{device, s.b, s.hq, s.hkv, s.sq, s.skv, s.d, masked, s.bf16 != 0};
     auto known = r.default_configs.find(problem_key);
     if (known == r.default_configs.end()) {
       if (r.default_configs.size() >= 4096) r.default_configs.clear();  // bounded: decode lengths grow
@@ -180,7 +220,7 @@ int forward(const evotune_attention_shape& s, const evotune_attention_layout* st
     return fail(
         EVOTUNE_NOT_COVERED,
         fmt::format("no tuned kernel for {} on {} (sm_{}) within the table's lookup contract (same head dim, "
-                    "dtype, masking and decode/prefill kind, distance <= {}); allow JIT to compile evotune's "
+                    "dtype, masking and decode/prefill kind, a config whose rules hold for it, distance <= {}); allow JIT to compile evotune's "
                     "problem-aware default with NVRTC",
                     problem_text(problem_of(s)), dev.name, dev.sm, tuned::kMaxDistance),
         error, error_size);
@@ -210,9 +250,12 @@ int forward(const evotune_attention_shape& s, const evotune_attention_layout* st
     // the attention kernel instead of as programmatic dependent launches (AttentionLauncherOptions).
     const char* combine_launch = std::getenv("EVOTUNE_COMBINE_LAUNCH");
     options.programmatic_combine = combine_launch == nullptr || std::string_view(combine_launch) != "plain";
-    auto launcher = found.entry != nullptr
+    // $EVOTUNE_BOUNDED_WAITS=1: check builds, compiled with NVRTC, whose barrier waits trap after 4 s.
+    const char* bounded = std::getenv("EVOTUNE_BOUNDED_WAITS");
+    options.bounded_waits = bounded != nullptr && std::string_view(bounded) == "1";
+    auto launcher = entry != nullptr
                         ? std::make_unique<evotune::AttentionLauncher>(
-                              evotune::AttentionLauncher::from_tuned(*found.entry, options))
+                              evotune::AttentionLauncher::from_tuned(*entry, options))
                         : std::make_unique<evotune::AttentionLauncher>(std::get<3>(key), s.d, masked,
                                                                        s.bf16 != 0, options);
     it = r.launchers.emplace(key, std::move(launcher)).first;
@@ -262,8 +305,17 @@ int evotune_attention_plan(const evotune_attention_shape* shape, const char* dev
   }
   try {
     checked_problem(*shape);
-    return write_json(plan_json(tuned::lookup(device_name, sm, problem_of(*shape)), allow_jit != 0), json,
-                      json_size, error, error_size);
+    // The forward's choice, with the published limits of the named architecture for the live device's.
+    Device dev;
+    dev.name = device_name;
+    dev.sm = sm;
+    if (sm > 0) {
+      evotune::runtime::DeviceProperties props;
+      props.cc_major = sm / 10;
+      props.cc_minor = sm % 10;
+      dev.limits = evotune::DeviceLimits::for_target(evotune::runtime::Target::parse(props.native_target()));
+    }
+    return write_json(plan_json(table_entry(dev, *shape), allow_jit != 0), json, json_size, error, error_size);
   } catch (const std::invalid_argument& e) {
     return fail(EVOTUNE_INVALID_ARGUMENT, e.what(), error, error_size);
   } catch (const std::exception& e) {

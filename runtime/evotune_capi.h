@@ -46,13 +46,16 @@ typedef struct evotune_attention_shape {
 /* Enqueues attention on `stream` (a CUstream / cudaStream_t of device `device`'s primary context, the one
  * the CUDA runtime and PyTorch use; null: the legacy default stream) and returns. `lse` (0: not written) is
  * fp32 [b, hq, sq], the natural-log log-sum-exp of the scaled scores. softmax_scale 0 means 1/sqrt(d).
- * The kernel is the table's entry for the shape (see evotune_attention_plan), loaded from its embedded
+ * The kernel is the table's entry for the shape (see evotune_attention_plan) whose config evotune's rules
+ * admit for this shape on this device, loaded from its embedded
  * CUBIN on first use and kept. With no entry: allow_jit nonzero compiles the problem-aware default with
  * NVRTC (loaded then, not before) and keeps it; allow_jit 0 returns EVOTUNE_NOT_COVERED. Kernels and
  * their workspaces are per stream: a call may be captured into a CUDA graph once the same shape (or one
  * needing no larger workspace) ran on that stream; a first call during capture returns EVOTUNE_FAILED.
  * $EVOTUNE_COMBINE_LAUNCH=plain, read when a stream's kernel is loaded (its first call), launches a split-KV
- * combine kernel after the attention kernel instead of as a programmatic dependent launch (sm_90+). */
+ * combine kernel after the attention kernel instead of as a programmatic dependent launch (sm_90+).
+ * $EVOTUNE_BOUNDED_WAITS=1, read likewise, compiles check builds with NVRTC instead (table configs too): a
+ * barrier wait that nothing completes within 4 s traps with a message, so the call fails instead of hanging. */
 EVOTUNE_CAPI int evotune_attention_forward(const evotune_attention_shape* shape, uint64_t q, uint64_t k, uint64_t v,
                               uint64_t o, uint64_t lse, void* stream, int device, float softmax_scale,
                               int allow_jit, char* error, size_t error_size);

@@ -4,16 +4,21 @@
 // from their CUBINs with no libnvrtc mapped.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include "runtime/attention_launcher.h"
 #include "runtime/cuda_driver.h"
+#include "runtime/cuda_objects.h"
+#include "runtime/device_properties.h"
 #include "runtime/nvrtc_compiler.h"
 #include "runtime/nvrtc_library.h"
 #include "templates/attention/attention_family.h"
+#include "templates/embedded_sources.h"
 #include "tests/subprocess.h"
 #include "tests/test_support.h"
 #include EVOTUNE_TUNED_HEADER_PATH  // the table the example and libevotune_capi are built with
@@ -147,4 +152,71 @@ TEST(GpuAot, TheLauncherRunsOnlyCubinsOfItsOwnKernelSources) {
   evotune::AttentionLauncher compiled = evotune::AttentionLauncher::from_tuned(entry, jit);
   EXPECT_FALSE(compiled.ahead_of_time());
   EXPECT_EQ(compiled.config(), launcher.config());
+}
+
+// The one gate before every launch: a launcher from a table entry whose config packs GQA heads into 128-row
+// tiles refuses a shape whose groups those tiles cannot hold (groups of 7: the problem that hung the op on an
+// H200), before anything reaches the GPU; a shape whose groups fit runs.
+TEST(GpuAot, TheLauncherRefusesAShapeItsConfigsRulesRefuse) {
+  EVOTUNE_REQUIRE_GPU();
+  const evotune_tuned::TunedAttention* packed = nullptr;
+  for (const evotune_tuned::TunedAttention& e : evotune_tuned::kEntries) {
+    if (e.needs.group_divides != 0 && e.problem.d == 128 && packed == nullptr) packed = &e;
+  }
+  ASSERT_NE(packed, nullptr) << "the table has no entry that packs GQA heads into wgmma tiles";
+  evotune::AttentionLauncher launcher = evotune::AttentionLauncher::from_tuned(*packed);
+  const evotune::AttentionShape sevens{1, 28, 4, 3000, 3000, 128, packed->problem.causal, packed->problem.bf16};
+  try {
+    launcher.launch(sevens, 16, 16, 16, 16, nullptr);
+    FAIL() << "a shape the config's rules refuse was launched";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("whole groups of 7 heads"), std::string::npos) << e.what();
+  }
+}
+
+// A check build's barrier wait that nothing completes traps with a message instead of hanging the GPU (the
+// launcher's bounded_waits, `evotune bench --check`). In a child process, whose CUDA context the trap ends.
+TEST(GpuBoundedWaits, AWaitThatNothingCompletesTrapsInsteadOfHanging) {
+  EVOTUNE_REQUIRE_GPU();
+  if (std::getenv("EVOTUNE_BOUNDED_WAIT_CHILD") != nullptr) {
+    const evotune::runtime::DeviceProperties props = evotune::runtime::query_device(0);
+    if (props.native_target() != "sm_90a") GTEST_SKIP() << "mbarrier parity waits are sm_90 code";
+    evotune::runtime::DeviceContext context(0);
+    evotune::runtime::CompileRequest request;
+    request.source_name = "wait_forever.cu";
+    request.source =
+        "#include \"attention/sm90.cuh\"\n"
+        "__global__ void wait_forever() {\n"
+        "  __shared__ unsigned long long barrier;\n"
+        "  if (threadIdx.x == 0) evotune_attention::sm90::mbarrier_init(&barrier, 1);\n"
+        "  __syncthreads();\n"
+        "  evotune_attention::sm90::mbarrier_wait(&barrier, 0);  // no thread arrives: the phase never completes\n"
+        "}\n";
+    request.headers = evotune::templates::embedded_headers("attention/");
+    request.name_expressions = {"wait_forever"};
+    request.options = {"-DEVOTUNE_BOUNDED_WAITS=1", "-DEVOTUNE_WAIT_LIMIT_NS=200000000ull"};
+    request.target = evotune::runtime::Target::parse(props.native_target());
+    request.label = "wait_forever";
+    evotune::runtime::NvrtcCompiler compiler;
+    const evotune::runtime::CompileResult compiled = compiler.compile(request);
+    evotune::runtime::Module module(compiled.cubin, "wait_forever");
+    const evotune::runtime::Kernel kernel = module.kernel(compiled.lowered("wait_forever"));
+    evotune::runtime::Stream stream;
+    evotune::runtime::LaunchGeometry geometry;
+    geometry.block[0] = 32;
+    const CUresult launched = evotune::runtime::try_launch(kernel, geometry, stream.get(), nullptr);
+    const CUresult finished =
+        launched != CUDA_SUCCESS ? launched : evotune::runtime::driver().cuStreamSynchronize(stream.get());
+    std::printf("wait_forever finished with CUresult %d\n", static_cast<int>(finished));
+    EXPECT_NE(finished, CUDA_SUCCESS);
+    return;
+  }
+  const evotune::testing::ProcessResult r =
+      run_process({"/usr/bin/env", "EVOTUNE_BOUNDED_WAIT_CHILD=1",
+                   std::filesystem::read_symlink("/proc/self/exe").string(),
+                   "--gtest_filter=GpuBoundedWaits.AWaitThatNothingCompletesTrapsInsteadOfHanging"},
+                  120);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("bounded wait expired"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[  PASSED  ] 1 test"), std::string::npos) << r.output;
 }

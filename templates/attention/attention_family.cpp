@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -1531,6 +1533,35 @@ std::optional<std::string> invalid_reason(const Config& c, const Problem& p, con
   return std::nullopt;
 }
 
+ProblemRequirements problem_requirements(const Config& c, int head_dim, const DeviceLimits& limits) {
+  ProblemRequirements r;
+  const bool wgmma = c.at("mma") == kWgmma;
+  if (c.at("pack_gqa") == 1) {
+    r.min_group = 2;
+    // wgmma_invalid_reason: a tile holds whole groups (one TMA box), and o_store=tma's 64-row boxes too.
+    if (wgmma) r.group_divides = c.at("o_store") != 0 ? std::gcd(c.at("block_m"), 64) : c.at("block_m");
+  }
+  const long long block_n = c.at("block_n");
+  if (const int splits = c.at("splits"); splits > 1) {
+    r.min_skv = static_cast<int>((splits - 1) * block_n + 1);
+    r.max_rows = static_cast<long long>(kMaxSplitWorkspaceBytes / (static_cast<std::size_t>(splits) *
+                                                                   (static_cast<std::size_t>(head_dim) + 1) * 4));
+  }
+  if (wgmma && c.at("scheduler") == kStreamKScheduler) {
+    const long long ctas = persistent_ctas(c, limits);
+    const long long max_blocks = ((1LL << 31) - 1) / ((ctas + 1) * ctas);
+    r.max_skv = max_blocks * block_n;
+    if (max_blocks == 0) r.min_skv = std::numeric_limits<int>::max();  // no length fits (0 would mean unbounded)
+  }
+  return r;
+}
+
+bool meets(const ProblemRequirements& r, const Problem& p) {
+  const int group = p.group();
+  return group >= r.min_group && (r.group_divides == 0 || r.group_divides % group == 0) && p.skv >= r.min_skv &&
+         (r.max_skv == 0 || p.skv <= r.max_skv) && (r.max_rows == 0 || p.rows() <= r.max_rows);
+}
+
 int kv_buffer_bytes(const Config& c, const Problem& p) {
   const int row_stride = p.d + (c.at("smem_layout") == kPaddedLayout ? 8 : 0);
   return 2 * c.at("stages") * c.at("block_n") * row_stride * 2;
@@ -1660,7 +1691,7 @@ std::string name_expression(const Config& c, const Problem&) {
 }
 
 runtime::CompileRequest compile_request(const Config& c, const Problem& p, const runtime::Target& target,
-                                        bool cta_clock) {
+                                        KernelBuild build) {
   runtime::CompileRequest r;
   r.source_name = "attention.cu";
   r.source = c.at("mma") == kWgmma ? "#include \"attention/mainloop_wgmma.cuh\"\n"
@@ -1672,18 +1703,19 @@ runtime::CompileRequest compile_request(const Config& c, const Problem& p, const
   r.headers = templates::embedded_headers("attention/");
   r.name_expressions = {name_expression(c, p)};
   r.options = {"--use_fast_math"};
-  if (cta_clock) r.options.push_back("-DEVOTUNE_CTA_CLOCK=1");
+  if (build.cta_clock) r.options.push_back("-DEVOTUNE_CTA_CLOCK=1");
+  if (build.bounded_waits) r.options.push_back("-DEVOTUNE_BOUNDED_WAITS=1");
   r.target = target;
   r.label = format(c);
   return r;
 }
 
 runtime::Preparation prepare(const Config& config, const Problem& problem, const DeviceLimits& limits,
-                             const runtime::Target& target, runtime::Compiler& compiler, bool cta_clock) {
+                             const runtime::Target& target, runtime::Compiler& compiler, KernelBuild build) {
   if (std::optional<std::string> why = invalid_reason(config, problem, limits)) {
     return runtime::Rejection{runtime::Rejection::Kind::rule, *why, 0.0, false, std::nullopt};
   }
-  const runtime::CompileRequest request = compile_request(config, problem, target, cta_clock);
+  const runtime::CompileRequest request = compile_request(config, problem, target, build);
   return runtime::prepare_kernel(compiler, request, request.name_expressions.at(0), rejected_resources);
 }
 

@@ -79,6 +79,22 @@ const std::string& kernel_sources_digest();
 
 // Why the config cannot run this problem on this device, before compiling; nullopt when it can.
 std::optional<std::string> invalid_reason(const Config& config, const Problem& problem, const DeviceLimits& limits);
+// What a config needs of a problem beyond the kind an exported header's lookup matches on (head dim, dtype,
+// causality, decode or prefill): the rules of invalid_reason that depend on the GQA group, the key length and
+// the rows, read off the config as bounds a header can check with no evotune code. For a problem of that
+// kind on a device within `limits` (whose sm_count must be at least the device's: stream_k's bound grows
+// with it), meets() holds exactly when invalid_reason finds nothing.
+struct ProblemRequirements {
+  int group_divides = 0;   // the GQA group (hq / hkv) must divide this; 0: any group
+  int min_group = 1;       // 2 for packed GQA heads: hq > hkv
+  int min_skv = 1;         // a fixed split count leaves no chunk without a key block
+  long long max_skv = 0;   // scheduler=stream_k's 32-bit tail arithmetic; 0: no bound
+  long long max_rows = 0;  // b * hq * sq, bounded by a fixed split count's workspace; 0: no bound
+  bool operator==(const ProblemRequirements&) const = default;
+};
+ProblemRequirements problem_requirements(const Config& config, int head_dim, const DeviceLimits& limits);
+bool meets(const ProblemRequirements& requirements, const Problem& problem);
+
 // Why a search leaves the config out unless asked for the whole space (`search --space all`): configs
 // whose cost is known not to pay, and configs certain to spill (they would be compiled only to be
 // rejected). nullopt: part of the default space.
@@ -105,9 +121,13 @@ std::optional<std::string> rejected_resources(const runtime::ResourceUsage& usag
 inline constexpr const char* kTunablesStruct = "AttentionTunables";
 std::string tunables_struct(const Config& config, const Problem& problem);
 std::string name_expression(const Config& config, const Problem& problem);
-// cta_clock: build the variant that records clock64 cycles per CTA.
+// Variants of a config's build beside the kernel itself (each a distinct cache entry).
+struct KernelBuild {
+  bool cta_clock = false;      // records clock64 cycles per CTA (bench --timer clock64)
+  bool bounded_waits = false;  // a barrier wait that nothing completes traps with a message (bench --check)
+};
 runtime::CompileRequest compile_request(const Config& config, const Problem& problem, const runtime::Target& target,
-                                        bool cta_clock = false);
+                                        KernelBuild build = {});
 
 // How one call of a config runs: the attention kernel's grid, and with splits > 1 the combine kernel's and
 // the workspace the two share (partial outputs and LSEs). splits=auto is resolved here, per problem and
@@ -215,6 +235,6 @@ class KernelArguments {
 // (or target) limits, the compile through `compiler` (a CachingCompiler: compiled once, failures too), and
 // the spill rule. Every path from a config to a launch goes through here.
 runtime::Preparation prepare(const Config& config, const Problem& problem, const DeviceLimits& limits,
-                             const runtime::Target& target, runtime::Compiler& compiler, bool cta_clock = false);
+                             const runtime::Target& target, runtime::Compiler& compiler, KernelBuild build = {});
 
 }  // namespace evotune::attention

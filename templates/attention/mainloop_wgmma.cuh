@@ -804,6 +804,13 @@ __device__ __forceinline__ void attention_forward_wgmma(const TmaAttentionParams
   // The host sizes the allocation (attention_family.cpp) with 1 KiB of slack for this alignment.
   unsigned char* smem = smem_raw + ((1024 - (sm90::shared_address(smem_raw) & 1023)) & 1023);
   if (dynamic_smem_bytes() < static_cast<unsigned>(Cfg::kSmemBytes)) __trap();
+  // Packed tiles (and o_store=tma's 64-row boxes) hold whole groups of query heads, or the TMA boxes bring
+  // fewer bytes than the barriers wait for and the CTA never finishes: the host's rules refuse such a
+  // launch (invalid_reason); this makes one that slipped past them a launch error, not a hang.
+  if constexpr (Cfg::kPack) {
+    const int group = p.hq / p.hkv;
+    if (Cfg::kBlockM % group != 0 || (Cfg::kTmaStore && 64 % group != 0)) __trap();
+  }
   WgmmaMainloop<Cfg> mainloop(smem);
   if (threadIdx.x == 0) {
     mainloop.init_barriers();

@@ -30,12 +30,36 @@ __device__ __forceinline__ void mbarrier_arrive(unsigned long long* bar) {
 __device__ __forceinline__ void mbarrier_arrive_count(unsigned long long* bar, unsigned count) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
 }
+#ifdef EVOTUNE_BOUNDED_WAITS
+// Check builds (`evotune bench --check`, the launcher's bounded_waits): a wait that nothing completes within
+// EVOTUNE_WAIT_LIMIT_NS prints where it waited and traps, so that a host and kernel that disagree about a
+// launch (a TMA box its barrier's byte count does not match) fail the launch instead of hanging the GPU.
+#ifndef EVOTUNE_WAIT_LIMIT_NS
+#define EVOTUNE_WAIT_LIMIT_NS 4000000000ull
+#endif
+__device__ __forceinline__ unsigned long long global_nanoseconds() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __noinline__ void wait_expired(unsigned parity) {
+  printf("evotune: bounded wait expired: CTA (%d, %d, %d) thread %d waited %llu ms for an mbarrier phase "
+         "(parity %u) that nothing completes; trapping\n",
+         blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, EVOTUNE_WAIT_LIMIT_NS / 1000000ull, parity);
+  __trap();
+}
+#endif
+
 // Waits until the phase with this parity (0, 1, 0, ...) has completed. A barrier's "previous" phase
 // (parity 1 before the first completes) counts as completed, so a producer's first wait on an empty slot
 // passes at once.
 __device__ __forceinline__ void mbarrier_wait(unsigned long long* bar, unsigned parity) {
   const unsigned address = shared_address(bar);
   unsigned done = 0;
+#ifdef EVOTUNE_BOUNDED_WAITS
+  unsigned long long started = 0;
+  unsigned spins = 0;
+#endif
   do {
     asm volatile(
         "{\n.reg .pred ready;\n"
@@ -44,6 +68,16 @@ __device__ __forceinline__ void mbarrier_wait(unsigned long long* bar, unsigned 
         : "=r"(done)
         : "r"(address), "r"(parity)
         : "memory");
+#ifdef EVOTUNE_BOUNDED_WAITS
+    if (done == 0 && (++spins & 255) == 0) {  // the clock is read only once a wait has lasted
+      const unsigned long long now = global_nanoseconds();
+      if (started == 0) {
+        started = now;
+      } else if (now - started > EVOTUNE_WAIT_LIMIT_NS) {
+        wait_expired(parity);
+      }
+    }
+#endif
   } while (done == 0);
 }
 
