@@ -331,6 +331,34 @@ class Transformers(unittest.TestCase):
                 model(ids[:, :64], attention_mask=padding)
 
 
+class OpFuzz(unittest.TestCase):
+    """The first shapes of the committed fuzz list (tests/data/op_fuzz_shapes.json; shape 0 is the problem that
+    hung the op before the lookup asked evotune's rules), each call in a worker process under a watchdog:
+    none hangs, crashes or errs, every output within tolerance. scripts/op_fuzz.py runs all of them."""
+
+    @classmethod
+    def setUpClass(cls):
+        ok, why = evotune_torch.available()
+        if not ok:
+            raise unittest.SkipTest(why)
+
+    def test_random_shapes_under_a_watchdog(self):
+        import json
+        import subprocess
+        import tempfile
+        root = Path(__file__).resolve().parents[2]
+        with tempfile.TemporaryDirectory() as out:
+            result = subprocess.run(
+                [sys.executable, str(root / "scripts" / "op_fuzz.py"), "run", str(root / "tests" / "data" /
+                 "op_fuzz_shapes.json"), "--out", out, "--first", "24", "--workers", "4", "--stall", "120"],
+                capture_output=True, text=True, timeout=900)
+            summary = json.loads((Path(out) / "summary.json").read_text())
+        print(result.stdout[-2000:])
+        self.assertEqual(summary["shapes"], 24, result.stdout[-2000:])
+        self.assertEqual((summary["hangs"], summary["crashes"], summary["errors"], summary["mismatches"]),
+                         (0, 0, 0, 0), result.stdout[-2000:])
+
+
 class ZzNvrtcOnlyForJit(unittest.TestCase):
     """Runs last (unittest sorts classes by name): nothing before it may load NVRTC."""
 
