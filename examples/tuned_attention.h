@@ -98,7 +98,9 @@ struct TunedAttention {
 //   speedup over cublas_unfused measured in run 7: 9.53x (2133.23 us)
 //   speedup over sdpa_flash measured in run 7: 2.25x (504.00 us)
 //   speedup over sdpa_cudnn measured in run 7: 1.17x (260.88 us)
-//   not re-verified: no GPU at export (no CUDA driver: cannot load libcuda.so.1 (libcuda.so.1: cannot open shared object file: No such file or directory))
+//   re-verified on NVIDIA H200 (sm_90, as the entry's NVIDIA H100 80GB HBM3) at export:
+//     new inputs b=1,hq=32,hkv=8,sq=4096,skv=4096,d=128,causal=1,dtype=bf16 (seed 1592590337): pass
+//     tail shape b=1,hq=32,hkv=8,sq=4059,skv=4077,d=128,causal=1,dtype=bf16 (seed 1592590338): pass
 //   ahead of time: 68624 bytes of CUBIN for sm_90a, 384 threads, 230512 bytes of shared memory per CTA; grid (132, 1, 1) for this problem
 alignas(64) inline constexpr unsigned char kCubin0[] = {
     127, 69, 76, 70, 2, 1, 1, 65, 8, 0, 0, 0, 0, 0, 0, 0, 2, 0, 190, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -2253,7 +2255,7 @@ inline constexpr TunedAttention kEntry0 = {
     {64, 2, 1, 0, 0},
     "mma=wgmma,block_m=128,block_n=128,warps=12,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=smem,min_ctas=1,overlap=on,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=on,pingpong=off,producer_regs=32,scheduler=dynamic,q_buffers=2,o_store=tma,rescale=every,skip_idle=off,tile_order=heads",
     {"wgmma", 128, 128, 12, 2, "light", "swizzled", 16, "smem", 1, "on", 1, 1, 1, "kernel", "on", "off", 32, "dynamic", 2, "tma", "every", "off", "heads"},
-    223.87199848890305, 222.88000583648682, 224.57599639892578, 614.0674529727498, 2133.231997489929, 260.88, 7, 83, false,
+    223.87199848890305, 222.88000583648682, 224.57599639892578, 614.0674529727498, 2133.231997489929, 260.88, 7, 83, true,
     "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "8365ca5fa9a65603", 384, 230512, kCubin0, sizeof(kCubin0)};
 
 // NVIDIA H100 80GB HBM3: b=2,hq=32,hkv=8,sq=1,skv=2112,d=128,causal=0,dtype=bf16 (sm_90)
@@ -2261,7 +2263,9 @@ inline constexpr TunedAttention kEntry0 = {
 //   speedup over cublas_unfused measured in run 2: 1.64x (15.35 us)
 //   speedup over sdpa_flash measured in run 2: 2.24x (20.99 us)
 //   speedup over sdpa_cudnn measured in run 2: 1.20x (11.27 us)
-//   not re-verified: no GPU at export (no CUDA driver: cannot load libcuda.so.1 (libcuda.so.1: cannot open shared object file: No such file or directory))
+//   re-verified on NVIDIA H200 (sm_90, as the entry's NVIDIA H100 80GB HBM3) at export:
+//     new inputs b=2,hq=32,hkv=8,sq=1,skv=2112,d=128,causal=0,dtype=bf16 (seed 1592590353): pass
+//     tail shape b=1,hq=32,hkv=8,sq=1,skv=2093,d=128,causal=0,dtype=bf16 (seed 1592590354): pass
 //   ahead of time: 78464 bytes of CUBIN for sm_90a, 128 threads, 102400 bytes of shared memory per CTA; grid (8, 8, 2) for this problem
 alignas(64) inline constexpr unsigned char kCubin1[] = {
     127, 69, 76, 70, 2, 1, 1, 65, 8, 0, 0, 0, 0, 0, 0, 0, 2, 0, 190, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -4723,7 +4727,7 @@ inline constexpr TunedAttention kEntry1 = {
     {0, 2, 449, 0, 260111},
     "mma=mma_sync,block_m=16,block_n=64,warps=4,stages=3,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=regs,min_ctas=1,overlap=off,qk_split=1,kv_warps=4,splits=8,combine=kernel,pack_gqa=on,pingpong=off,producer_regs=none,scheduler=grid,q_buffers=1,o_store=threads,rescale=every,skip_idle=off,tile_order=heads",
     {"mma_sync", 16, 64, 4, 3, "light", "swizzled", 16, "regs", 1, "off", 1, 4, 8, "kernel", "on", "off", 0, "grid", 1, "threads", "every", "off", "heads"},
-    9.353142763887133, 9.035428719861168, 9.396571133817945, 7.399225880225764, 15.349818224256689, 11.265, 2, 54, false,
+    9.353142763887133, 9.035428719861168, 9.396571133817945, 7.399225880225764, 15.349818224256689, 11.265, 2, 54, true,
     "sm_90a", "_Z13attention_fwdI17AttentionTunablesEv15AttentionParams", "8365ca5fa9a65603", 128, 102400, kCubin1, sizeof(kCubin1)};
 
 // NVIDIA H100 80GB HBM3: b=2,hq=32,hkv=8,sq=2048,skv=2048,d=128,causal=1,dtype=bf16 (sm_90)
@@ -4731,7 +4735,9 @@ inline constexpr TunedAttention kEntry1 = {
 //   speedup over cublas_unfused measured in run 1: 8.63x (1179.22 us)
 //   speedup over sdpa_flash measured in run 1: 1.97x (269.26 us)
 //   speedup over sdpa_cudnn measured in run 1: 1.09x (148.26 us)
-//   not re-verified: no GPU at export (no CUDA driver: cannot load libcuda.so.1 (libcuda.so.1: cannot open shared object file: No such file or directory))
+//   re-verified on NVIDIA H200 (sm_90, as the entry's NVIDIA H100 80GB HBM3) at export:
+//     new inputs b=2,hq=32,hkv=8,sq=2048,skv=2048,d=128,causal=1,dtype=bf16 (seed 1592590369): pass
+//     tail shape b=1,hq=32,hkv=8,sq=2011,skv=2029,d=128,causal=1,dtype=bf16 (seed 1592590370): pass
 //   ahead of time: 64528 bytes of CUBIN for sm_90a, 384 threads, 230512 bytes of shared memory per CTA; grid (132, 1, 1) for this problem
 alignas(64) inline constexpr unsigned char kCubin2[] = {
     127, 69, 76, 70, 2, 1, 1, 65, 8, 0, 0, 0, 0, 0, 0, 0, 2, 0, 190, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -6758,7 +6764,7 @@ inline constexpr TunedAttention kEntry2 = {
     {0, 1, 1, 0, 0},
     "mma=wgmma,block_m=128,block_n=128,warps=12,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=smem,min_ctas=1,overlap=on,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off,pingpong=off,producer_regs=24,scheduler=dynamic,q_buffers=2,o_store=tma,rescale=every,skip_idle=off,tile_order=heads",
     {"wgmma", 128, 128, 12, 2, "light", "swizzled", 16, "smem", 1, "on", 1, 1, 1, "kernel", "off", "off", 24, "dynamic", 2, "tma", "every", "off", "heads"},
-    136.6400048136711, 135.96799969673157, 137.60000467300415, 503.1691213839969, 1179.2160272598267, 148.256, 1, 56, false,
+    136.6400048136711, 135.96799969673157, 137.60000467300415, 503.1691213839969, 1179.2160272598267, 148.256, 1, 56, true,
     "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "8365ca5fa9a65603", 384, 230512, kCubin2, sizeof(kCubin2)};
 
 // NVIDIA H100 80GB HBM3: b=32,hq=32,hkv=8,sq=1,skv=4096,d=128,causal=0,dtype=fp16 (sm_90)
@@ -6766,7 +6772,9 @@ inline constexpr TunedAttention kEntry2 = {
 //   speedup over cublas_unfused measured in run 6: 1.21x (213.81 us)
 //   speedup over sdpa_flash measured in run 6: 1.18x (208.83 us)
 //   speedup over sdpa_cudnn measured in run 6: 1.02x (180.22 us)
-//   not re-verified: no GPU at export (no CUDA driver: cannot load libcuda.so.1 (libcuda.so.1: cannot open shared object file: No such file or directory))
+//   re-verified on NVIDIA H200 (sm_90, as the entry's NVIDIA H100 80GB HBM3) at export:
+//     new inputs b=32,hq=32,hkv=8,sq=1,skv=4096,d=128,causal=0,dtype=fp16 (seed 1592590385): pass
+//     tail shape b=1,hq=32,hkv=8,sq=1,skv=4077,d=128,causal=0,dtype=fp16 (seed 1592590386): pass
 //   ahead of time: 51176 bytes of CUBIN for sm_90a, 128 threads, 69632 bytes of shared memory per CTA; grid (1, 8, 32) for this problem
 alignas(64) inline constexpr unsigned char kCubin3[] = {
     127, 69, 76, 70, 2, 1, 1, 65, 8, 0, 0, 0, 0, 0, 0, 0, 2, 0, 190, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -8376,7 +8384,7 @@ inline constexpr TunedAttention kEntry3 = {
     {0, 2, 1, 0, 0},
     "mma=mma_sync,block_m=16,block_n=64,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=regs,min_ctas=1,overlap=off,qk_split=1,kv_warps=4,splits=1,combine=kernel,pack_gqa=on,pingpong=off,producer_regs=none,scheduler=grid,q_buffers=1,o_store=threads,rescale=every,skip_idle=off,tile_order=heads",
     {"mma_sync", 16, 64, 4, 2, "light", "swizzled", 16, "regs", 1, "off", 1, 4, 1, "kernel", "on", "off", 0, "grid", 1, "threads", "every", "off", "heads"},
-    176.55999958515167, 175.3920018672943, 177.279993891716, 12.162911492103328, 213.80800008773804, 180.224, 6, 61, false,
+    176.55999958515167, 175.3920018672943, 177.279993891716, 12.162911492103328, 213.80800008773804, 180.224, 6, 61, true,
     "sm_90a", "_Z13attention_fwdI17AttentionTunablesEv15AttentionParams", "8365ca5fa9a65603", 128, 69632, kCubin3, sizeof(kCubin3)};
 
 // NVIDIA H100 80GB HBM3: b=4,hq=16,hkv=16,sq=4096,skv=4096,d=128,causal=0,dtype=fp16 (sm_90)
@@ -8384,7 +8392,9 @@ inline constexpr TunedAttention kEntry3 = {
 //   speedup over cublas_unfused measured in run 3: 5.65x (4651.09 us)
 //   speedup over sdpa_flash measured in run 3: 1.87x (1541.90 us)
 //   speedup over sdpa_cudnn measured in run 3: 1.03x (845.71 us)
-//   not re-verified: no GPU at export (no CUDA driver: cannot load libcuda.so.1 (libcuda.so.1: cannot open shared object file: No such file or directory))
+//   re-verified on NVIDIA H200 (sm_90, as the entry's NVIDIA H100 80GB HBM3) at export:
+//     new inputs b=4,hq=16,hkv=16,sq=4096,skv=4096,d=128,causal=0,dtype=fp16 (seed 1592590401): pass
+//     tail shape b=1,hq=16,hkv=16,sq=4059,skv=4077,d=128,causal=0,dtype=fp16 (seed 1592590402): pass
 //   ahead of time: 66576 bytes of CUBIN for sm_90a, 384 threads, 230496 bytes of shared memory per CTA; grid (132, 1, 1) for this problem
 alignas(64) inline constexpr unsigned char kCubin4[] = {
     127, 69, 76, 70, 2, 1, 1, 65, 8, 0, 0, 0, 0, 0, 0, 0, 2, 0, 190, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -10475,7 +10485,7 @@ inline constexpr TunedAttention kEntry4 = {
     {0, 1, 1, 0, 0},
     "mma=wgmma,block_m=128,block_n=160,warps=12,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=smem,min_ctas=1,overlap=on,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off,pingpong=on,producer_regs=32,scheduler=persistent,q_buffers=1,o_store=tma,rescale=every,skip_idle=off,tile_order=heads",
     {"wgmma", 128, 160, 12, 2, "light", "swizzled", 16, "smem", 1, "on", 1, 1, 1, "kernel", "off", "on", 32, "persistent", 1, "tma", "every", "off", "heads"},
-    823.1039941310883, 821.120023727417, 876.5439987182617, 667.9056568888979, 4651.087999343872, 845.712, 3, 82, false,
+    823.1039941310883, 821.120023727417, 876.5439987182617, 667.9056568888979, 4651.087999343872, 845.712, 3, 82, true,
     "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "8365ca5fa9a65603", 384, 230496, kCubin4, sizeof(kCubin4)};
 
 // NVIDIA H100 80GB HBM3: b=4,hq=32,hkv=8,sq=2048,skv=2048,d=64,causal=1,dtype=fp16 (sm_90)
@@ -10483,7 +10493,9 @@ inline constexpr TunedAttention kEntry4 = {
 //   speedup over cublas_unfused measured in run 5: 12.05x (2271.90 us)
 //   speedup over sdpa_flash measured in run 5: 1.50x (281.81 us)
 //   speedup over sdpa_cudnn measured in run 5: 1.00x (187.68 us)
-//   not re-verified: no GPU at export (no CUDA driver: cannot load libcuda.so.1 (libcuda.so.1: cannot open shared object file: No such file or directory))
+//   re-verified on NVIDIA H200 (sm_90, as the entry's NVIDIA H100 80GB HBM3) at export:
+//     new inputs b=4,hq=32,hkv=8,sq=2048,skv=2048,d=64,causal=1,dtype=fp16 (seed 1592590417): pass
+//     tail shape b=1,hq=32,hkv=8,sq=2011,skv=2029,d=64,causal=1,dtype=fp16 (seed 1592590418): pass
 //   ahead of time: 57360 bytes of CUBIN for sm_90a, 384 threads, 99424 bytes of shared memory per CTA; grid (132, 1, 1) for this problem
 alignas(64) inline constexpr unsigned char kCubin5[] = {
     127, 69, 76, 70, 2, 1, 1, 65, 8, 0, 0, 0, 0, 0, 0, 0, 2, 0, 190, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -12286,7 +12298,7 @@ inline constexpr TunedAttention kEntry5 = {
     {0, 1, 1, 0, 0},
     "mma=wgmma,block_m=128,block_n=128,warps=12,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=smem,min_ctas=1,overlap=on,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off,pingpong=off,producer_regs=32,scheduler=dynamic,q_buffers=1,o_store=tma,rescale=every,skip_idle=off,tile_order=heads",
     {"wgmma", 128, 128, 12, 2, "light", "swizzled", 16, "smem", 1, "on", 1, 1, 1, "kernel", "off", "off", 32, "dynamic", 1, "tma", "every", "off", "heads"},
-    188.49600106477737, 187.29600310325623, 189.28000330924988, 364.745303771048, 2271.9039916992188, 187.68, 5, 0, false,
+    188.49600106477737, 187.29600310325623, 189.28000330924988, 364.745303771048, 2271.9039916992188, 187.68, 5, 0, true,
     "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "8365ca5fa9a65603", 384, 99424, kCubin5, sizeof(kCubin5)};
 
 // NVIDIA H100 80GB HBM3: b=8,hq=16,hkv=16,sq=2048,skv=2048,d=64,causal=0,dtype=bf16 (sm_90)
@@ -12294,7 +12306,9 @@ inline constexpr TunedAttention kEntry5 = {
 //   speedup over cublas_unfused measured in run 4: 7.99x (2279.15 us)
 //   speedup over sdpa_flash measured in run 4: 1.64x (468.98 us)
 //   speedup over sdpa_cudnn measured in run 4: 1.05x (299.84 us)
-//   not re-verified: no GPU at export (no CUDA driver: cannot load libcuda.so.1 (libcuda.so.1: cannot open shared object file: No such file or directory))
+//   re-verified on NVIDIA H200 (sm_90, as the entry's NVIDIA H100 80GB HBM3) at export:
+//     new inputs b=8,hq=16,hkv=16,sq=2048,skv=2048,d=64,causal=0,dtype=bf16 (seed 1592590433): pass
+//     tail shape b=1,hq=16,hkv=16,sq=2011,skv=2029,d=64,causal=0,dtype=bf16 (seed 1592590434): pass
 //   ahead of time: 59408 bytes of CUBIN for sm_90a, 512 threads, 115824 bytes of shared memory per CTA; grid (132, 1, 1) for this problem
 alignas(64) inline constexpr unsigned char kCubin6[] = {
     127, 69, 76, 70, 2, 1, 1, 65, 8, 0, 0, 0, 0, 0, 0, 0, 2, 0, 190, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -14161,7 +14175,7 @@ inline constexpr TunedAttention kEntry6 = {
     {0, 1, 1, 0, 0},
     "mma=wgmma,block_m=192,block_n=128,warps=16,stages=2,barrier=light,smem_layout=swizzled,vec_bytes=16,q_frags=smem,min_ctas=1,overlap=on,qk_split=1,kv_warps=1,splits=1,combine=kernel,pack_gqa=off,pingpong=on,producer_regs=24,scheduler=dynamic,q_buffers=2,o_store=threads,rescale=every,skip_idle=off,tile_order=heads",
     {"wgmma", 192, 128, 16, 2, "light", "swizzled", 16, "smem", 1, "on", 1, 1, 1, "kernel", "off", "on", 24, "dynamic", 2, "threads", "every", "off", "heads"},
-    285.3600084781647, 284.9920094013214, 285.8879864215851, 481.6335484603009, 2279.152035713196, 299.84, 4, 87, false,
+    285.3600084781647, 284.9920094013214, 285.8879864215851, 481.6335484603009, 2279.152035713196, 299.84, 4, 87, true,
     "sm_90a", "_Z19attention_fwd_wgmmaI17AttentionTunablesEv18TmaAttentionParams", "8365ca5fa9a65603", 512, 115824, kCubin6, sizeof(kCubin6)};
 
 inline constexpr TunedAttention kEntries[] = {kEntry0, kEntry1, kEntry2, kEntry3, kEntry4, kEntry5, kEntry6};
