@@ -220,8 +220,8 @@ int forward(const evotune_attention_shape& s, const evotune_attention_layout* st
     return fail(
         EVOTUNE_NOT_COVERED,
         fmt::format("no tuned kernel for {} on {} (sm_{}) within the table's lookup contract (same head dim, "
-                    "dtype, masking and decode/prefill kind, a config whose rules hold for it, distance <= {}); allow JIT to compile evotune's "
-                    "problem-aware default with NVRTC",
+                    "dtype, masking and decode/prefill kind, a config whose rules hold for it, distance <= {}); "
+                    "allow JIT to compile evotune's problem-aware default with NVRTC",
                     problem_text(problem_of(s)), dev.name, dev.sm, tuned::kMaxDistance),
         error, error_size);
   }
