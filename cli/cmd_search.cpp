@@ -43,6 +43,7 @@ struct Options {
   std::uint64_t seed = 1;
   std::int64_t resume = 0;
   int kill_after = 0;
+  int replay_delay_ms = 0;
   std::string devices;
   double trial_timeout = 60;
   int worker_abort_at = 0, worker_hang_at = 0;
@@ -819,13 +820,16 @@ void run_replay_search(const Options& opt) {
     if (say_if_finished(*resumed, opt.db)) return;
     fmt::print(stderr, "search: resuming run {} in {}\n", run_id, opt.db);
   }
-  std::unique_ptr<search::Evaluator> evaluator = std::make_unique<search::ReplayEvaluator>(recorded);
+  auto replay_evaluator = std::make_unique<search::ReplayEvaluator>(recorded);
+  replay_evaluator->set_delay_ms(opt.replay_delay_ms);
+  std::unique_ptr<search::Evaluator> evaluator = std::move(replay_evaluator);
   if (!opt.devices.empty()) {
     std::vector<search::WorkerCommand> commands;
     for (int device : parse_devices(opt.devices)) {
       search::WorkerCommand c{self_executable(), {"worker", "--device", std::to_string(device), "--replay", replay}};
       if (opt.worker_abort_at > 0) c.args.insert(c.args.end(), {"--test-abort-at", std::to_string(opt.worker_abort_at)});
       if (opt.worker_hang_at > 0) c.args.insert(c.args.end(), {"--test-hang-at", std::to_string(opt.worker_hang_at)});
+      if (opt.replay_delay_ms > 0) c.args.insert(c.args.end(), {"--test-delay-ms", std::to_string(opt.replay_delay_ms)});
       commands.push_back(std::move(c));
     }
     evaluator = std::make_unique<search::WorkerPool>(
@@ -898,8 +902,10 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
                   "GPU search: also write the final figures (trials, wall time, GPU busy and waiting, compiles) as JSON");
   // Test only: kill this process with SIGKILL after N newly recorded trials (the resume test uses it), make
   // the workers abort / hang on their Nth request, or the compile processes crash / hang on configs whose
-  // label contains a marker (the crash and timeout tests).
+  // label contains a marker (the crash and timeout tests), or make each replayed evaluation take N ms (in
+  // this process or the workers: the interrupt tests, which need a search still running).
   cmd->add_option("--test-kill-after", opt->kill_after)->group("");
+  cmd->add_option("--test-replay-delay-ms", opt->replay_delay_ms)->group("")->check(CLI::Range(0, 60000));
   cmd->add_option("--test-worker-abort-at", opt->worker_abort_at)->group("");
   cmd->add_option("--test-worker-hang-at", opt->worker_hang_at)->group("");
   cmd->add_option("--test-compile-crash-on", opt->compile_crash_on)->group("");

@@ -3,12 +3,14 @@
 #include <chrono>
 #include <csignal>
 #include <map>
+#include <thread>
 
 #include "search/proposal_window.h"
 
 namespace evotune::search {
 
 evidence::TrialRecord ReplayEvaluator::evaluate(const Config& config) {
+  if (delay_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms_));
   evidence::TrialRecord t;
   const T4Result* r = recorded_.lookup(config);
   if (r == nullptr) {

@@ -49,10 +49,14 @@ class ReplayEvaluator : public Evaluator {
   explicit ReplayEvaluator(const T4Space& recorded, double unit_to_us = 1000.0)
       : recorded_(recorded), unit_to_us_(unit_to_us) {}
   evidence::TrialRecord evaluate(const Config& config) override;
+  // Test only: each evaluation takes this long, so that a replay search is still running when a test
+  // interrupts it.
+  void set_delay_ms(int milliseconds) { delay_ms_ = milliseconds; }
 
  private:
   const T4Space& recorded_;
   double unit_to_us_;
+  int delay_ms_ = 0;
 };
 
 struct Progress {
