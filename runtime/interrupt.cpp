@@ -50,7 +50,11 @@ void install_interrupt_handlers() {
     if (pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return;  // without a pipe, signals keep their defaults
     struct sigaction action {};
     action.sa_handler = on_interrupt;
+    // Each blocks the other while it runs: a SIGTERM arriving with a SIGINT must not be handled in the
+    // middle of it (delivered on top, it would run first and take the exit code).
     sigemptyset(&action.sa_mask);
+    sigaddset(&action.sa_mask, SIGINT);
+    sigaddset(&action.sa_mask, SIGTERM);
     // Restarted system calls: a read or write interrupted elsewhere must not look like a failure; the waits
     // that must end poll interrupt_fd().
     action.sa_flags = SA_RESTART;
