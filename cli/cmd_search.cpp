@@ -3,19 +3,26 @@
 //                           spill verdict) in this process, checked and timed in `evotune worker` processes;
 //   --problem P --compile-only   no GPU: prepare what a search would consider, into the cubin cache;
 //   --replay FILE.t4        a recorded space (Kernel Tuner T4): the whole loop without a GPU.
+// Ctrl-C (SIGINT) or SIGTERM stops any of them with every finished trial recorded, the run marked
+// `interrupted` and one line saying how to go on; exit 128 + signal (runtime/interrupt.h).
 #include <fmt/format.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <list>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "cli/cli_common.h"
@@ -25,6 +32,7 @@
 #include "runtime/compile_processes.h"
 #include "runtime/device_properties.h"
 #include "runtime/errors.h"
+#include "runtime/interrupt.h"
 #include "runtime/sha256.h"
 #include "search/attention_history.h"
 #include "search/attention_space.h"
@@ -43,6 +51,7 @@ struct Options {
   std::uint64_t seed = 1;
   std::int64_t resume = 0;
   int kill_after = 0;
+  int replay_delay_ms = 0;
   std::string devices;
   double trial_timeout = 60;
   int worker_abort_at = 0, worker_hang_at = 0;
@@ -108,8 +117,8 @@ std::vector<int> parse_devices(const std::string& text) {
 class PrivateCache {
  public:
   PrivateCache() {
-    char pattern[] = "/tmp/evotune-search-cache-XXXXXX";
-    if (mkdtemp(pattern) == nullptr) throw std::runtime_error("cannot create a temporary cubin cache");
+    std::string pattern = (std::filesystem::temp_directory_path() / "evotune-search-cache-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a temporary cubin cache");
     path_ = pattern;
   }
   ~PrivateCache() {
@@ -123,6 +132,60 @@ class PrivateCache {
 };
 
 std::string self_executable() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
+
+// The arguments this process was started with, as given (argv[0] as typed: `evotune` from PATH, or a path).
+std::vector<std::string> command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> out;
+  for (std::string arg; std::getline(in, arg, '\0');) out.push_back(arg);
+  if (out.empty()) out.push_back("evotune");
+  return out;
+}
+
+// Words for a POSIX shell: quoted where a character would mean something to it.
+std::string shell_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) {
+    if (!out.empty()) out += ' ';
+    const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-_./=,:+@%").find(c) != std::string_view::npos;
+    });
+    if (plain) {
+      out += w;
+      continue;
+    }
+    out += '\'';
+    for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += '\'';
+  }
+  return out;
+}
+
+// The command that continues run `run_id`: this program as it was invoked, the global options that
+// choose the cubin cache (a GPU run's), and --resume with the database.
+std::string resume_command(std::int64_t run_id, const std::string& db, const std::vector<std::string>& cache_options) {
+  std::vector<std::string> words{command_line().front()};
+  words.insert(words.end(), cache_options.begin(), cache_options.end());
+  words.insert(words.end(), {"search", "--resume", std::to_string(run_id), "--db", db});
+  return shell_words(words);
+}
+
+std::vector<std::string> cache_options(const GlobalOptions& globals) {
+  if (globals.no_cache) return {"--no-cache"};
+  if (!globals.cache_dir.empty()) return {"--cache-dir", globals.cache_dir};
+  return {};
+}
+
+// After an interruption, with every finished trial recorded: the run is marked `interrupted` and one line
+// says what it holds and how to go on. Returns the exception to rethrow, marked as reported.
+runtime::Interrupted run_interrupted(evidence::Store& store, std::int64_t run_id, const std::string& db, int signal,
+                                     int recorded, int budget, const std::string& how_to_go_on,
+                                     const std::string& what = "trials") {
+  store.finish_run(run_id, "interrupted");
+  fmt::print(stderr, "search: interrupted by {}: run {} in {} has {} of {} {} recorded and is marked interrupted; {}\n",
+             runtime::signal_name(signal), run_id, db, recorded, budget, what, how_to_go_on);
+  return runtime::Interrupted{signal, true};
+}
 
 // The compile processes of a search or sweep, with their test hooks.
 runtime::CompileProcessOptions compile_process_options(const Options& opt, double timeout_seconds) {
@@ -154,6 +217,7 @@ void run_compile_only(const Options& opt, const GlobalOptions& globals) {
   runtime::CubinCache cache(private_cache ? private_cache->path() : cache_dir(globals));
   runtime::CompileProcessPool processes(compile_process_options(opt, opt.compile_timeout));
   runtime::CachingCompiler compiler(processes, cache);
+  runtime::throw_if_interrupted();
   evidence::Store store(opt.db, evidence::Store::Mode::read_write);
   evidence::RunInfo info;
   info.family = "attention";
@@ -173,16 +237,15 @@ void run_compile_only(const Options& opt, const GlobalOptions& globals) {
   search::PrepareAhead ahead(
       [&](const Config& c) { return attention::prepare(c, problem, limits, target, compiler); }, processes.processes());
   ahead.submit(configs);
-  int accepted = 0, rejected = 0, failed = 0;
+  int accepted = 0, rejected = 0, failed = 0, recorded = 0;
   const bool terminal = isatty(fileno(stderr)) != 0;
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    const std::shared_ptr<const runtime::Preparation> p = ahead.wait(configs[i]);
+  auto record = [&](std::size_t i, const runtime::Preparation& p) {
     evidence::TrialRecord t;
     t.seq = static_cast<int>(i);
     t.config_key = configs[i].key();
     t.config = attention::format(configs[i]);
-    const runtime::PreparedKernel* kernel = runtime::prepared(*p);
-    if (const runtime::Rejection* r = runtime::rejected(*p)) {
+    const runtime::PreparedKernel* kernel = runtime::prepared(p);
+    if (const runtime::Rejection* r = runtime::rejected(p)) {
       t.status = r->trial_status();
       t.error = r->reason;
       t.compile_seconds = r->compile_seconds;
@@ -197,13 +260,44 @@ void run_compile_only(const Options& opt, const GlobalOptions& globals) {
       t.compile_seconds = kernel->compile_seconds;
     }
     store.record_trial(run_id, t);
-    std::string line = fmt::format("compiled {:>4}/{}  accepted {}  rejected (spills) {}  errors {}", i + 1,
+    ++recorded;
+    std::string line = fmt::format("compiled {:>4}/{}  accepted {}  rejected (spills) {}  errors {}", recorded,
                                    configs.size(), accepted, rejected, failed);
     if (terminal) {
       fmt::print(stderr, "\r{}\x1b[K", line);
-    } else if ((i + 1) % 16 == 0 || i + 1 == configs.size()) {
+    } else if (recorded % 16 == 0 || recorded == static_cast<int>(configs.size())) {
       fmt::print(stderr, "{}\n", line);
     }
+  };
+  // Each config is recorded as soon as its preparation finishes, whatever the order: a slow compile holds
+  // back no other. The compile threads take the configs in order, so past more unfinished ones than there
+  // are threads nothing has started yet, and the scan stops there.
+  std::list<std::size_t> pending(configs.size());
+  std::iota(pending.begin(), pending.end(), std::size_t{0});
+  try {
+    for (;;) {
+      ahead.drain_notifications();
+      unsigned unfinished = 0;
+      for (auto it = pending.begin(); it != pending.end() && unfinished <= ahead.threads();) {
+        if (const std::shared_ptr<const runtime::Preparation> p = ahead.ready(configs[*it])) {
+          record(*it, *p);
+          it = pending.erase(it);
+        } else {
+          ++unfinished, ++it;
+        }
+      }
+      if (pending.empty()) break;
+      runtime::throw_if_interrupted();
+      pollfd wake[2] = {{ahead.notify_fd(), POLLIN, 0}, {runtime::interrupt_fd(), POLLIN, 0}};
+      poll(wake, 2, 1000);
+    }
+  } catch (const runtime::Interrupted& e) {
+    if (terminal) fmt::print(stderr, "\n");
+    throw run_interrupted(store, run_id, opt.db, e.signal, recorded, static_cast<int>(configs.size()),
+                          fmt::format("a sweep does not resume: run it again{}: {}",
+                                      globals.no_cache ? "" : " (what it compiled comes from the cubin cache)",
+                                      shell_words(command_line())),
+                          "configs");
   }
   if (terminal) fmt::print(stderr, "\n");
   store.finish_run(run_id, "finished");
@@ -387,10 +481,12 @@ std::string absolute_path(const std::string& path) {
   return ec ? std::filesystem::absolute(path).string() : p.string();
 }
 
-// The coordinator loop with progress on stderr; marks the run finished (or interrupted).
+// The coordinator loop with progress on stderr; marks the run finished (or interrupted). After a signal,
+// the run is marked interrupted, one line says how to resume it (`cache_options`: the global options the
+// resume repeats), and runtime::Interrupted goes on up.
 search::SearchSummary drive_search(evidence::Store& store, std::int64_t run_id, const search::SearchSpace& space,
                                    search::Strategy& strategy, search::Evaluator& evaluator, const RunSettings& settings,
-                                   int batch, const Options& opt) {
+                                   int batch, const Options& opt, const std::vector<std::string>& cache_options = {}) {
   search::SearchOptions options;
   options.budget = settings.budget;
   options.batch = batch;
@@ -402,6 +498,10 @@ search::SearchSummary drive_search(evidence::Store& store, std::int64_t run_id, 
   if (opt.kill_after > 0) options.kill_after = opt.kill_after;
   search::SearchSummary summary = search::run_search(store, run_id, space, strategy, evaluator, options);
   if (terminal) fmt::print(stderr, "\n");
+  if (summary.stop_reason == "interrupted") {
+    throw run_interrupted(store, run_id, opt.db, summary.interrupt_signal, summary.evaluated, settings.budget,
+                          "continue it with: " + resume_command(run_id, opt.db, cache_options));
+  }
   // A run stopped by the clock has budget left: `interrupted`, to be continued with --resume.
   store.finish_run(run_id, summary.stop_reason == "time" ? "interrupted" : "finished");
   if (summary.stop_reason != "budget") {
@@ -609,6 +709,7 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
     options["devices"] = devices;
     options["trial_timeout"] = timeout;
     info.options_json = options.dump();
+    runtime::throw_if_interrupted();
     run_id = store.create_run(info);
   }
   RunClaim claim(store, run_id, opt.db);
@@ -639,13 +740,19 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   const auto start = std::chrono::steady_clock::now();
   search::SearchSummary s = drive_search(store, run_id, space, *strategy, pool, settings,
                                          std::max<int>(static_cast<int>(ordinals.size()), search::SearchOptions{}.batch),
-                                         opt);
+                                         opt, cache_options(globals));
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // A run stopped by the clock goes on later: its winner is confirmed when it finishes.
-  const std::vector<Confirmed> confirmed =
-      s.stop_reason == "time" ? std::vector<Confirmed>{} : confirm_top(store, run_id, pool, ahead);
-  record_baselines(store, run_id, pool, problem, ordinals.at(0), opt.library_baseline == "auto",
-                   confirmed.empty() ? 0 : confirmed[0].batch);
+  std::vector<Confirmed> confirmed;
+  try {
+    // A run stopped by the clock goes on later: its winner is confirmed when it finishes.
+    if (s.stop_reason != "time") confirmed = confirm_top(store, run_id, pool, ahead);
+    record_baselines(store, run_id, pool, problem, ordinals.at(0), opt.library_baseline == "auto",
+                     confirmed.empty() ? 0 : confirmed[0].batch);
+  } catch (const runtime::Interrupted& e) {
+    // The trials are all in; the resume replays them and then confirms the winner and measures the baselines.
+    throw run_interrupted(store, run_id, opt.db, e.signal, s.evaluated, settings.budget,
+                          "continue it with: " + resume_command(run_id, opt.db, cache_options(globals)));
+  }
   // Where the time went: per worker (GPU), busy + waiting for compiles + other idle + start-up and pipe
   // latency (in flight but not busy) add up to the search's wall time.
   const search::WorkerTimeline& t = pool.timeline();
@@ -807,6 +914,7 @@ void run_replay_search(const Options& opt) {
     nlohmann::json options = stored_options(settings);
     options["replay"] = replay;
     info.options_json = options.dump();
+    runtime::throw_if_interrupted();
     run_id = store.create_run(info);
     claim.emplace(store, run_id, opt.db);
     fmt::print(stderr, "search: run {} in {} ({} on {}, budget {}, seed {}, {} historical seeds, lookahead {})\n",
@@ -819,13 +927,16 @@ void run_replay_search(const Options& opt) {
     if (say_if_finished(*resumed, opt.db)) return;
     fmt::print(stderr, "search: resuming run {} in {}\n", run_id, opt.db);
   }
-  std::unique_ptr<search::Evaluator> evaluator = std::make_unique<search::ReplayEvaluator>(recorded);
+  auto replay_evaluator = std::make_unique<search::ReplayEvaluator>(recorded);
+  replay_evaluator->set_delay_ms(opt.replay_delay_ms);
+  std::unique_ptr<search::Evaluator> evaluator = std::move(replay_evaluator);
   if (!opt.devices.empty()) {
     std::vector<search::WorkerCommand> commands;
     for (int device : parse_devices(opt.devices)) {
       search::WorkerCommand c{self_executable(), {"worker", "--device", std::to_string(device), "--replay", replay}};
       if (opt.worker_abort_at > 0) c.args.insert(c.args.end(), {"--test-abort-at", std::to_string(opt.worker_abort_at)});
       if (opt.worker_hang_at > 0) c.args.insert(c.args.end(), {"--test-hang-at", std::to_string(opt.worker_hang_at)});
+      if (opt.replay_delay_ms > 0) c.args.insert(c.args.end(), {"--test-delay-ms", std::to_string(opt.replay_delay_ms)});
       commands.push_back(std::move(c));
     }
     evaluator = std::make_unique<search::WorkerPool>(
@@ -835,6 +946,23 @@ void run_replay_search(const Options& opt) {
       drive_search(store, run_id, recorded.space(), *strategy, *evaluator, settings, search::SearchOptions{}.batch, opt);
   fmt::print("run {}: {} trials ({} new), {} valid, best {}\n", run_id, s.evaluated, s.newly_evaluated, s.valid,
              best_text(s));
+}
+
+// A command that Ctrl-C (SIGINT) and SIGTERM interrupt in order (runtime/interrupt.h): the search reports
+// what it recorded once a run exists; before, this says that nothing was.
+std::function<void()> interruptible(std::function<void()> command) {
+  return [command = std::move(command)] {
+    runtime::install_interrupt_handlers();
+    try {
+      command();
+    } catch (const runtime::Interrupted& e) {
+      if (!e.reported) {
+        fmt::print(stderr, "search: interrupted by {} before a run was recorded; nothing to resume\n",
+                   runtime::signal_name(e.signal));
+      }
+      throw;
+    }
+  };
 }
 
 }  // namespace
@@ -898,13 +1026,15 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
                   "GPU search: also write the final figures (trials, wall time, GPU busy and waiting, compiles) as JSON");
   // Test only: kill this process with SIGKILL after N newly recorded trials (the resume test uses it), make
   // the workers abort / hang on their Nth request, or the compile processes crash / hang on configs whose
-  // label contains a marker (the crash and timeout tests).
+  // label contains a marker (the crash and timeout tests), or make each replayed evaluation take N ms (in
+  // this process or the workers: the interrupt tests, which need a search still running).
   cmd->add_option("--test-kill-after", opt->kill_after)->group("");
+  cmd->add_option("--test-replay-delay-ms", opt->replay_delay_ms)->group("")->check(CLI::Range(0, 60000));
   cmd->add_option("--test-worker-abort-at", opt->worker_abort_at)->group("");
   cmd->add_option("--test-worker-hang-at", opt->worker_hang_at)->group("");
   cmd->add_option("--test-compile-crash-on", opt->compile_crash_on)->group("");
   cmd->add_option("--test-compile-hang-on", opt->compile_hang_on)->group("");
-  cmd->callback([opt, &globals, cmd] {
+  cmd->callback(interruptible([opt, &globals, cmd] {
     for (const CLI::Option* option : cmd->get_options()) {
       if (option->count() > 0) opt->given.insert(option->get_name());
     }
@@ -934,7 +1064,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
       return;
     }
     run_replay_search(*opt);
-  });
+  }));
 }
 
 }  // namespace evotune::cli

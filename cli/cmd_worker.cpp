@@ -23,7 +23,7 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
   struct Options {
     int device = 0;
     std::string replay, problem;
-    int abort_at = 0, hang_at = 0;
+    int abort_at = 0, hang_at = 0, delay_ms = 0;
     int repetitions = 30;
   };
   auto opt = std::make_shared<Options>();
@@ -35,6 +35,8 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
   // timeout handling can be tested without a faulty kernel.
   cmd->add_option("--test-abort-at", opt->abort_at)->group("");
   cmd->add_option("--test-hang-at", opt->hang_at)->group("");
+  // Test only: each replayed evaluation takes N ms (evotune search --test-replay-delay-ms).
+  cmd->add_option("--test-delay-ms", opt->delay_ms)->group("")->check(CLI::Range(0, 60000));
   cmd->callback([opt, &globals] {
     if (opt->replay.empty() == opt->problem.empty()) throw UsageError("worker: give exactly one of --replay and --problem");
     std::unique_ptr<search::T4Space> recorded;
@@ -45,6 +47,7 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
     if (!opt->replay.empty()) {
       recorded = std::make_unique<search::T4Space>(search::T4Space::load(opt->replay));
       replay = std::make_unique<search::ReplayEvaluator>(*recorded);
+      replay->set_delay_ms(opt->delay_ms);
     } else {
       if (globals.no_cache) throw UsageError("worker: a GPU worker loads prepared kernels from the cubin cache");
       stack = std::make_unique<CompilerStack>(globals);

@@ -1,7 +1,9 @@
 // evotune: autotunes GPU kernels by evolutionary search. Subcommands live one per file in cli/.
 // Exit codes: 0 success, 1 failure (a compile, a GPU, a file that cannot be written: std::runtime_error),
 // 2 usage error (bad options or input files), 3 no CUDA driver or device, 4 internal error: an exception
-// no command turned into a message (a logic error, a library's own exception), still reported on one line.
+// no command turned into a message (a logic error, a library's own exception), still reported on one line;
+// 130 / 143 a search interrupted by SIGINT (Ctrl-C) / SIGTERM (128 + the signal, as a shell reports a
+// process the signal ended), with what finished recorded and one line saying how to resume.
 #include <fmt/format.h>
 #include <sqlite3.h>
 
@@ -13,6 +15,7 @@
 #include "runtime/cuda_driver.h"
 #include "runtime/device_properties.h"
 #include "runtime/errors.h"
+#include "runtime/interrupt.h"
 
 #ifndef EVOTUNE_VERSION
 #define EVOTUNE_VERSION "unknown"
@@ -59,6 +62,9 @@ int main(int argc, char** argv) {
   app.name("evotune");
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text, "Print the version of evotune and of what it runs on");
+  app.footer("Exit codes: 0 success, 1 failure, 2 usage error, 3 no CUDA driver or device, 4 internal error,\n"
+             "130 / 143 a search interrupted by SIGINT (Ctrl-C) / SIGTERM: what finished is recorded and\n"
+             "one line says how to resume it.");
 
   evotune::cli::GlobalOptions globals;
   app.add_option("--cache-dir", globals.cache_dir,
@@ -105,6 +111,8 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     fmt::print(stderr, "evotune: internal error: {}\n", one_line(e.what()));
     return kInternalError;
+  } catch (const evotune::runtime::Interrupted& e) {  // the command has said what it recorded
+    return 128 + e.signal;
   } catch (...) {
     fmt::print(stderr, "evotune: internal error: an exception that is not a std::exception\n");
     return kInternalError;

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "runtime/child_process.h"
+#include "runtime/interrupt.h"
 
 namespace evotune::harness {
 namespace fs = std::filesystem;
@@ -171,10 +172,15 @@ LibraryBaselines measure_library_baselines(const attention::Problem& problem, co
       timed_out = true;
       break;
     }
-    pollfd p{child.stdout_fd(), POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    pollfd p[2] = {{child.stdout_fd(), POLLIN, 0}, {runtime::interrupt_fd(), POLLIN, 0}};
+    const int ready = ::poll(p, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (runtime::interrupted()) {  // a search being interrupted: the baselines are not wanted any more
+      child.stop(true);
+      fs::remove_all(dir, ec);
+      runtime::throw_if_interrupted();
+    }
     if (ready < 0 && errno != EINTR) break;
-    if (ready <= 0) continue;
+    if (ready <= 0 || !(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     const ssize_t n = ::read(child.stdout_fd(), buffer, sizeof buffer);
     if (n <= 0) break;  // EOF: it exited (or closed its stdout)
   }

@@ -13,6 +13,8 @@
 #include <thread>
 #include <utility>
 
+#include "runtime/interrupt.h"
+
 extern char** environ;
 
 namespace evotune::runtime {
@@ -57,8 +59,22 @@ void ChildProcess::start(const std::vector<std::string>& argv_text) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);  // dup2 clears close-on-exec
   posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
+  // Under a search's interrupt handlers, the child does not see Ctrl-C or SIGTERM sent to the process
+  // group: the search stops it (runtime/interrupt.h), instead of recording a child the signal killed as a
+  // crash.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (interrupt_handlers_installed()) {
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    sigaddset(&blocked, SIGINT);
+    sigaddset(&blocked, SIGTERM);
+    posix_spawnattr_setsigmask(&attributes, &blocked);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
+  }
   pid_t pid = -1;
-  const int failed = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int failed = posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   close(to_child[0]);
   close(from_child[1]);
@@ -68,6 +84,7 @@ void ChildProcess::start(const std::vector<std::string>& argv_text) {
     throw std::runtime_error(fmt::format("cannot start {}: {}", args[0], strerror(failed)));
   }
   pid_ = pid;
+  register_child(pid);
   to_child_ = to_child[1];
   from_child_ = from_child[0];
 }
@@ -80,6 +97,7 @@ void ChildProcess::stop(bool kill) {
     if (kill) ::kill(pid_, SIGKILL);
     int status = 0;
     waitpid(pid_, &status, 0);
+    forget_child(pid_);
   }
   pid_ = -1;
 }
@@ -98,6 +116,7 @@ std::string ChildProcess::reap() {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  forget_child(pid_);
   pid_ = -1;
   return describe_exit(status);
 }

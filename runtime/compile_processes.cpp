@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "runtime/interrupt.h"
+
 namespace evotune::runtime {
 namespace {
 
@@ -22,7 +24,8 @@ int poll_timeout(std::optional<Clock::time_point> deadline) {
   return static_cast<int>(std::max<long long>(0, left));
 }
 
-enum class Io { done, closed, timed_out };
+// interrupted: a signal asked the search to stop (runtime/interrupt.h); the wait polls for it too.
+enum class Io { done, closed, timed_out, interrupted };
 
 // Writes all of `bytes` to a non-blocking fd, waiting for room until the deadline.
 Io write_all(int fd, std::string_view bytes, std::optional<Clock::time_point> deadline) {
@@ -34,10 +37,11 @@ Io write_all(int fd, std::string_view bytes, std::optional<Clock::time_point> de
       continue;
     }
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return Io::closed;
-    pollfd p{fd, POLLOUT, 0};
-    const int ready = ::poll(&p, 1, poll_timeout(deadline));
+    pollfd p[2] = {{fd, POLLOUT, 0}, {interrupt_fd(), POLLIN, 0}};
+    const int ready = ::poll(p, 2, poll_timeout(deadline));
+    if (interrupted()) return Io::interrupted;
     if (ready == 0 && deadline && Clock::now() >= *deadline) return Io::timed_out;
-    if (ready > 0 && (p.revents & (POLLERR | POLLHUP))) return Io::closed;
+    if (ready > 0 && (p[0].revents & (POLLERR | POLLHUP))) return Io::closed;
   }
   return Io::done;
 }
@@ -45,8 +49,9 @@ Io write_all(int fd, std::string_view bytes, std::optional<Clock::time_point> de
 // Appends to `buffer` from `fd` until it holds at least `size` bytes.
 Io read_until(int fd, std::string& buffer, std::size_t size, std::optional<Clock::time_point> deadline) {
   while (buffer.size() < size) {
-    pollfd p{fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, poll_timeout(deadline));
+    pollfd p[2] = {{fd, POLLIN, 0}, {interrupt_fd(), POLLIN, 0}};
+    const int ready = ::poll(p, 2, poll_timeout(deadline));
+    if (interrupted()) return Io::interrupted;
     if (ready == 0) {
       if (deadline && Clock::now() >= *deadline) return Io::timed_out;
       continue;
@@ -111,7 +116,7 @@ int serve_compile_requests(int in_fd, int out_fd, Compiler& compiler) {
   std::string buffer, line;
   for (;;) {
     const Io io = read_line(in_fd, buffer, line, std::nullopt);
-    if (io == Io::closed) return buffer.empty() ? 0 : 1;
+    if (io != Io::done) return buffer.empty() ? 0 : 1;
     CompileRequest request;
     try {
       request = compile_request_from_json_line(line);
@@ -171,6 +176,7 @@ void CompileProcessPool::start(Slot& slot) {
 
 CompileResult CompileProcessPool::exchange(Slot& slot, const CompileRequest& request) {
   const std::string label = (request.label.empty() ? request.source_name : request.label) + " for " + request.target.name();
+  throw_if_interrupted();  // no new child, no new compile once the search is stopping
   if (!slot.process.running()) start(slot);
   std::optional<Clock::time_point> deadline;
   if (options_.time_limit_seconds) {
@@ -184,6 +190,12 @@ CompileResult CompileProcessPool::exchange(Slot& slot, const CompileRequest& req
     ++restarts_;
     return std::runtime_error(fmt::format("the compile process {} while compiling {} ({})", how, label, what));
   };
+  // The search is stopping: the compile's result is not wanted, and the child is stopped now rather than
+  // after the compile.
+  auto stopped = [&]() -> Interrupted {
+    slot.process.stop(true);
+    return Interrupted{interrupt_signal()};
+  };
   auto timed_out = [&]() -> CompileTimeout {
     slot.process.stop(true);
     ++restarts_;
@@ -192,10 +204,12 @@ CompileResult CompileProcessPool::exchange(Slot& slot, const CompileRequest& req
                           *options_.time_limit_seconds);
   };
   const Io sent = write_all(slot.process.stdin_fd(), compile_request_to_json_line(request), deadline);
+  if (sent == Io::interrupted) throw stopped();
   if (sent == Io::timed_out) throw timed_out();
   if (sent == Io::closed) throw died("it stopped reading requests");
   std::string buffer, line;
   Io io = read_line(slot.process.stdout_fd(), buffer, line, deadline);
+  if (io == Io::interrupted) throw stopped();
   if (io == Io::timed_out) throw timed_out();
   if (io == Io::closed) throw died("no reply");
   nlohmann::json header;
@@ -215,6 +229,7 @@ CompileResult CompileProcessPool::exchange(Slot& slot, const CompileRequest& req
   }
   const std::size_t cubin_bytes = header.at("cubin_bytes");
   io = read_until(slot.process.stdout_fd(), buffer, cubin_bytes, deadline);
+  if (io == Io::interrupted) throw stopped();
   if (io == Io::timed_out) throw timed_out();
   if (io == Io::closed) throw died("the reply was cut short");
   CompileResult result;
@@ -231,7 +246,7 @@ CompileResult CompileProcessPool::compile(const CompileRequest& request) {
   Slot* slot = nullptr;
   {
     std::unique_lock lock(mutex_);
-    idle_.wait(lock, [&] {
+    auto found_idle = [&] {
       for (Slot& s : slots_) {
         if (!s.busy) {
           slot = &s;
@@ -239,7 +254,9 @@ CompileResult CompileProcessPool::compile(const CompileRequest& request) {
         }
       }
       return false;
-    });
+    };
+    // Woken now and then to see whether the search is being interrupted (a signal cannot notify).
+    while (!idle_.wait_for(lock, std::chrono::milliseconds(100), found_idle)) throw_if_interrupted();
     slot->busy = true;
   }
   struct Release {

@@ -3,7 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <stdexcept>
+
+#include "runtime/interrupt.h"
 
 namespace evotune::search {
 
@@ -50,7 +53,11 @@ std::shared_ptr<const runtime::Preparation> PrepareAhead::wait(const Config& con
   submit({config});
   std::unique_lock lock(mutex_);
   const std::string key = config.key();
-  finished_.wait(lock, [&] { return done_.count(key) > 0; });
+  // Woken now and then to see whether the search is being interrupted (a signal cannot notify); a
+  // preparation that finished is answered even then.
+  while (!finished_.wait_for(lock, std::chrono::milliseconds(100), [&] { return done_.count(key) > 0; })) {
+    runtime::throw_if_interrupted();
+  }
   return done_.at(key);
 }
 
@@ -99,6 +106,11 @@ void PrepareAhead::work() {
     runtime::Preparation preparation;
     try {
       preparation = prepare_(config);
+    } catch (const runtime::Interrupted&) {
+      // Stopped by the interruption, not the config's verdict: nothing is kept, and nothing else starts.
+      std::lock_guard lock(mutex_);
+      queue_.clear();
+      continue;
     } catch (const std::exception& e) {  // not the config's verdict, but recorded as its trial, not fatal
       preparation = runtime::Rejection{runtime::Rejection::Kind::compile_error,
                                        std::string("preparing the config failed: ") + e.what(), 0.0, false,

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <nlohmann/json.hpp>
 
+#include "runtime/interrupt.h"
 #include "search/worker_protocol.h"
 
 namespace evotune::search {
@@ -78,13 +79,15 @@ std::optional<std::string> WorkerPool::ask(std::size_t index, const std::string&
   // A config evaluated ahead of a batch the search never asked for (it stopped first) may still be on
   // this worker: its reply comes first and is not needed.
   while (w.job) {
+    runtime::throw_if_interrupted();
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(w.job->deadline - Clock::now());
     if (left.count() <= 0) {
       failed(w, "timeout", "no reply");  // restarts it, with no job
       break;
     }
-    pollfd fd{w.process.stdout_fd(), POLLIN, 0};
-    if (poll(&fd, 1, static_cast<int>(left.count())) > 0) collect(w);  // a whole reply or EOF ends the job
+    pollfd fds[2] = {{w.process.stdout_fd(), POLLIN, 0}, {runtime::interrupt_fd(), POLLIN, 0}};
+    poll(fds, 2, static_cast<int>(left.count()));
+    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) collect(w);  // a whole reply or EOF ends the job
   }
   queue_.clear();
   finished_.clear();
@@ -100,8 +103,14 @@ std::optional<std::string> WorkerPool::ask(std::size_t index, const std::string&
       failed(w, "timeout", "no reply");
       return std::nullopt;
     }
-    pollfd fd{w.process.stdout_fd(), POLLIN, 0};
-    poll(&fd, 1, static_cast<int>(left.count()));
+    pollfd fds[2] = {{w.process.stdout_fd(), POLLIN, 0}, {runtime::interrupt_fd(), POLLIN, 0}};
+    poll(fds, 2, static_cast<int>(left.count()));
+    if (runtime::interrupted()) {
+      // The request's reply is not wanted: the worker is stopped with it (it may be timing for seconds).
+      w.process.stop(true);
+      runtime::throw_if_interrupted();
+    }
+    const pollfd& fd = fds[0];
     if (!(fd.revents & (POLLIN | POLLHUP | POLLERR))) continue;
     char chunk[65536];
     ssize_t n = read(w.process.stdout_fd(), chunk, sizeof(chunk));
@@ -224,7 +233,8 @@ void WorkerPool::prefetch(const std::vector<Config>& configs) {
 
 evidence::TrialRecord WorkerPool::evaluate(const Config& config) { return evaluate_batch({config}).at(0); }
 
-std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<Config>& configs) {
+std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<Config>& configs,
+                                                              const TrialDone& done) {
   auto last = Clock::now();
   if (left_at_) {  // between batches, the coordinator recorded and proposed: idle unless working ahead
     for (const Worker& w : workers_) {
@@ -236,13 +246,30 @@ std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<
   std::map<std::string, bool> wanted;
   for (const Config& c : configs) wanted[c.key()] = true;
   std::stable_partition(queue_.begin(), queue_.end(), [&](const Config& c) { return wanted.count(c.key()) > 0; });
-  auto batch_done = [&] {
-    return std::all_of(configs.begin(), configs.end(), [&](const Config& c) { return finished_.count(c.key()) > 0; });
+  // Each trial of the batch is told to `done` once, as soon as it is in finished_.
+  std::vector<bool> reported(configs.size(), false);
+  auto report_finished = [&] {
+    bool all = true;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      if (reported[i]) continue;
+      auto it = finished_.find(configs[i].key());
+      if (it == finished_.end()) {
+        all = false;
+        continue;
+      }
+      reported[i] = true;
+      if (done) done(i, it->second);
+    }
+    return all;
   };
   for (;;) {
     if (preparer_ != nullptr) preparer_->drain_notifications();
+    if (runtime::interrupted()) {  // what finished is told, nothing new is sent
+      report_finished();
+      runtime::throw_if_interrupted();
+    }
     const bool waiting = dispatch(wanted);
-    if (batch_done()) break;
+    if (report_finished()) break;
     std::vector<pollfd> fds;
     std::vector<Worker*> owners;
     auto now = Clock::now();
@@ -264,6 +291,7 @@ std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<
     }
     if (replaced) continue;  // the fresh worker is idle: give it work before waiting on anything
     if (preparer_ != nullptr) fds.push_back({preparer_->notify_fd(), POLLIN, 0});
+    fds.push_back({runtime::interrupt_fd(), POLLIN, 0});
     poll(fds.data(), fds.size(), static_cast<int>(std::max<long long>(1, wait.count())));
     // The state before the poll held through it: idle workers waited for a compile if a config of this
     // batch was still being prepared, and were idle for want of work otherwise (the batch's last

@@ -11,7 +11,11 @@
 // next idle worker as a kernel to load. Configs are dispatched as their preparations finish, not in
 // proposal order, and configs of batches proposed ahead (prefetch) are evaluated early when nothing of
 // the current batch is ready, so the GPUs wait for the compiler only when nothing at all is ready.
-// Results still come back per batch in proposal order, so what is recorded does not depend on timing.
+// Each trial of the batch asked for is reported as it finishes (the coordinator records it at once, under
+// its place in proposal order); configs evaluated early wait for their batch, and the results come back
+// per batch in proposal order, so what is recorded does not depend on timing. An interruption
+// (runtime/interrupt.h) wakes the wait: the batch ends with runtime::Interrupted, after what finished was
+// reported, and the destructor kills the workers still busy.
 #include <chrono>
 #include <deque>
 #include <map>
@@ -48,7 +52,8 @@ class WorkerPool : public Evaluator {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   evidence::TrialRecord evaluate(const Config& config) override;
-  std::vector<evidence::TrialRecord> evaluate_batch(const std::vector<Config>& configs) override;
+  using Evaluator::evaluate_batch;
+  std::vector<evidence::TrialRecord> evaluate_batch(const std::vector<Config>& configs, const TrialDone& done) override;
   void prefetch(const std::vector<Config>& configs) override;
   void set_best_us(std::optional<double> best_us) override { best_us_ = best_us; }
 
