@@ -779,11 +779,9 @@ void run_replay_search(const Options& opt) {
   // strategy from exactly the same seeds.
   // (Read before the database is opened for writing; a file another search has only just created has no
   // schema yet, and no history.)
-  if (!resumed && settings.strategy == "evo" && opt.history > 0 && std::filesystem::exists(opt.db)) {
+  if (!resumed && settings.strategy == "evo" && opt.history > 0 && evidence::holds_evotune_schema(opt.db)) {
     evidence::Store history(opt.db, evidence::Store::Mode::read_only);
-    const std::vector<evidence::TrialRecord> best =
-        history.schema_version() > 0 ? history.best_per_run("replay", recorded.name()) : std::vector<evidence::TrialRecord>{};
-    for (const evidence::TrialRecord& t : best) {
+    for (const evidence::TrialRecord& t : history.best_per_run("replay", recorded.name())) {
       if (static_cast<int>(settings.seeds.size()) < opt.history) settings.seeds.push_back(t.config_key);
     }
   }
