@@ -211,7 +211,8 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
       config = attention::parse_config(w.best.config);  // tunables added since the run keep their defaults
     } catch (const UsageError& e) {
       if (opt.run != 0) throw;
-      fmt::print(stderr, "export: skipping run {}: this evotune cannot read it ({})\n", w.run_id, e.what());
+      fmt::print(stderr, "export: skipping run {}: this evotune cannot read it ({})\n", w.run_id,
+                 one_line(e.what()));
       continue;
     }
     evidence::TunedEntry e;
@@ -248,8 +249,9 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
       failures.push_back(fmt::format("run {} ({}): {}", e.run_id, e.problem_text, e.verification));
     }
     seed += 16;
-    fmt::print(stderr, "export: run {} trial {} on {}: {} ({:.2f} us): {}\n", e.run_id, e.trial_seq, e.device,
-               e.problem_text, e.median_us, e.reverified ? "re-verified" : e.verification.substr(0, e.verification.find('\n')));
+    fmt::print(stderr, "export: run {} trial {} on {}: {} ({:.2f} us): {}\n", e.run_id, e.trial_seq,
+               one_line(e.device), one_line(e.problem_text), e.median_us,
+               e.reverified ? "re-verified" : one_line(e.verification.substr(0, e.verification.find('\n'))));
     input.entries.push_back(std::move(e));
   }
   if (!failures.empty()) {
@@ -270,7 +272,7 @@ void add_export_command(CLI::App& app, const GlobalOptions& globals) {
       "Export results: the winners as a C++ header (re-verified on the GPU when present), or a run as CSV or Kernel "
       "Tuner T4 JSON");
   auto opt = std::make_shared<ExportOptions>();
-  cmd->add_option("--db", opt->db, "evidence database (default evotune.db)")->check(CLI::ExistingFile);
+  cmd->add_option("--db", opt->db, "evidence database (default evotune.db)");
   cmd->add_option("--format", opt->format, "header (default), csv or t4")
       ->check(CLI::IsMember({"header", "csv", "t4"}));
   cmd->add_option("--out,-o", opt->out,

@@ -907,6 +907,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
       if (option->count() > 0) opt->given.insert(option->get_name());
     }
     // An output that would overwrite the database, and malformed devices, are refused before anything runs.
+    check_database_path(opt->db);
     refuse_database_as_output(opt->summary_json, opt->db);
     if (!opt->devices.empty()) parse_devices(opt->devices);
     if (!opt->problem.empty() && !opt->replay.empty()) throw UsageError("give --problem or --replay, not both");

@@ -51,6 +51,18 @@ std::set<std::string> listing(const fs::path& dir) {
   return names;
 }
 
+// Runs SQL on a database with SQLite itself (what another program, or an older evotune, could have written).
+void sql(const fs::path& db, const std::string& statements) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  char* error = nullptr;
+  const int rc = sqlite3_exec(raw, statements.c_str(), nullptr, nullptr, &error);
+  const std::string message = error ? error : "";
+  sqlite3_free(error);
+  sqlite3_close(raw);
+  ASSERT_EQ(rc, SQLITE_OK) << statements << ": " << message;
+}
+
 // A database with one replay run of 20 trials, closed cleanly (nothing beside it).
 fs::path replay_database(const fs::path& dir, const std::string& name = "e.db") {
   const fs::path db = dir / name;
@@ -340,6 +352,49 @@ TEST(Reading, BesideAWriterOrACrashedOneReadsEverythingAndTouchesNothing) {
   EXPECT_EQ(file_bytes(crashed.string() + "-wal"), wal);
 }
 
+// A database path evotune cannot use is a usage error in one line, said at once (--db '' and :memory: used to
+// stall for 10 s; an over-long path gave the filesystem's raw error), and nothing is created.
+TEST(Paths, UnusableDatabasePathsAreUsageErrorsSaidAtOnce) {
+  TempDir dir;
+  const fs::path outputs = dir.path() / "outputs";
+  fs::create_directories(outputs);
+  // Directories that exist, so that only the length is wrong: 3 x 200 bytes.
+  fs::path deep = dir.path();
+  for (int i = 0; i < 3; ++i) deep /= std::string(200, 'd');
+  fs::create_directories(deep);
+  const std::vector<std::string> paths = {
+      "",
+      ":memory:",
+      std::string(5000, 'a'),
+      (dir.path() / (std::string(300, 'n') + ".db")).string(),
+      (deep / "e.db").string(),
+  };
+  const std::vector<std::vector<std::string>> commands = {
+      {"runs"},
+      {"log"},
+      {"top"},
+      {"export", "--format", "csv"},
+      {"export", "--skip-verify", "--no-cubin", "--out", (outputs / "t.h").string()},
+      {"report", "-o", (outputs / "r.html").string()},
+      {"search", "--replay", t4(kSpace), "--budget", "3"},
+  };
+  for (const std::string& path : paths) {
+    for (std::vector<std::string> args : commands) {
+      args.insert(args.end(), {"--db", path});
+      // Generous against a busy machine, and still far below the old 10 s stall.
+      const ProcessResult r = evotune_run(args, 8);
+      EXPECT_FALSE(r.timed_out) << describe(args, r);
+      EXPECT_EQ(r.exit_code, 2) << describe(args, r);
+      EXPECT_EQ(line_count(r.stderr_text), 1) << describe(args, r);
+      EXPECT_EQ(r.stderr_text.rfind("evotune: error: ", 0), 0u) << describe(args, r);
+      EXPECT_EQ(r.stderr_text.find("filesystem error"), std::string::npos) << describe(args, r);
+    }
+  }
+  EXPECT_TRUE(fs::is_empty(deep));
+  EXPECT_EQ(listing(dir.path()), (std::set<std::string>{"outputs", std::string(200, 'd')}));
+  EXPECT_TRUE(fs::is_empty(outputs));
+}
+
 // A 0-byte file is not an evotune database: every reading command says so in one line (exit 1, as for any
 // file that is not an evotune database), without SQL, and leaves it as it was.
 TEST(Paths, AnEmptyFileIsNotAnEvotuneDatabase) {
@@ -372,6 +427,54 @@ TEST(Paths, AnEmptyFileIsNotAnEvotuneDatabase) {
       evotune_run({"search", "--replay", t4(kSpace), "--budget", "3", "--db", db.string()});
   EXPECT_EQ(search.exit_code, 0) << search.output;
   EXPECT_EQ(Store(db.string(), Store::Mode::read_only).trials(1).size(), 3u);
+}
+
+// What every error message quotes, from a database or a path, stays on one line: a problem or config text
+// with a line break in it (a header export skips such a run, saying why), a path with one.
+TEST(Messages, DatabaseTextAndPathsWithLineBreaksStayOnOneLine) {
+  TempDir dir;
+  const fs::path db = dir.path() / "h100.db";
+  fs::copy_file(evotune::testing::source_dir() / "evidence/results/h100/issue4-search/search_fp16/search.db",
+                db);
+  sql(db, "UPDATE runs SET problem = problem || char(10) || 'second line'");
+  auto every_line_is_evotunes = [](const ProcessResult& r) {
+    std::size_t start = 0;
+    while (start < r.stderr_text.size()) {
+      const std::size_t end = r.stderr_text.find('\n', start);
+      const std::string line = r.stderr_text.substr(start, end - start);
+      if (line.rfind("evotune: ", 0) != 0 && line.rfind("export: ", 0) != 0) return false;
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+    return true;
+  };
+  const std::vector<std::string> header = {
+      "--no-cache", "export",    "--skip-verify", "--no-cubin",
+      "--db",       db.string(), "--out",         (dir.path() / "t.h").string()};
+  ProcessResult r = evotune_run(header);
+  EXPECT_EQ(r.exit_code, 2) << describe(header, r);
+  EXPECT_TRUE(every_line_is_evotunes(r)) << describe(header, r);
+  EXPECT_NE(r.stderr_text.find("second line"), std::string::npos) << describe(header, r);
+  // The same with a config text that has a line break: the problem put right, the winner's config broken.
+  sql(db,
+      "UPDATE runs SET problem = substr(problem, 1, instr(problem, char(10)) - 1);"
+      "UPDATE trials SET config = config || char(10) || 'second line'");
+  r = evotune_run(header);
+  EXPECT_EQ(r.exit_code, 2) << describe(header, r);
+  EXPECT_TRUE(every_line_is_evotunes(r)) << describe(header, r);
+  // A database path with a line break, that is not a database (StoreError), and an output that cannot be
+  // created (std::runtime_error: no file can be made in /proc).
+  const fs::path broken = dir.path() / "two\nlines.db";
+  evotune::testing::write_bytes(broken, std::string(8192, 'x'));
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"runs", "--db", broken.string()},
+        std::vector<std::string>{"export", "--format", "csv", "--db", db.string(), "--out",
+                                 "/proc/two\nlines.csv"}}) {
+    r = evotune_run(args);
+    EXPECT_EQ(r.exit_code, 1) << describe(args, r);
+    EXPECT_EQ(line_count(r.stderr_text), 1) << describe(args, r);
+    EXPECT_NE(r.stderr_text.find("two\\nlines"), std::string::npos) << describe(args, r);
+  }
 }
 
 // A search that fails before it records anything leaves no new database behind: the file is created by the
