@@ -15,6 +15,7 @@
 #include "cli/cli_common.h"
 #include "evidence/export_header.h"
 #include "evidence/export_tables.h"
+#include "evidence/json_text.h"
 #include "evidence/store.h"
 #include "harness/attention_verification.h"
 #include "runtime/cuda_driver.h"
@@ -307,8 +308,9 @@ void add_export_command(CLI::App& app, const GlobalOptions& globals) {
       return;
     }
     const std::int64_t run_id = requested_or_latest_run(store, opt->run, opt->db);
-    write_output_file(opt->out, opt->format == "csv" ? evidence::trials_csv(store, run_id)
-                                              : evidence::t4_results(store, run_id).dump(2) + "\n");
+    write_output_file(opt->out, opt->format == "csv"
+                                    ? evidence::trials_csv(store, run_id)
+                                    : evidence::json_text(evidence::t4_results(store, run_id), 2) + "\n");
     if (!opt->out.empty() && opt->out != "-") fmt::print(stderr, "export: wrote run {} to {}\n", run_id, opt->out);
   });
 }

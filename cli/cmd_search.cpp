@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "cli/cli_common.h"
+#include "evidence/json_text.h"
 #include "evidence/store.h"
 #include "harness/library_baseline.h"
 #include "harness/timer.h"
@@ -608,7 +609,7 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
     nlohmann::json options = stored_options(settings);
     options["devices"] = devices;
     options["trial_timeout"] = timeout;
-    info.options_json = options.dump();
+    info.options_json = evidence::json_text(options);
     run_id = store.create_run(info);
   }
   RunClaim claim(store, run_id, opt.db);
@@ -794,7 +795,7 @@ void run_replay_search(const Options& opt) {
     evidence::RunInfo info;
     info.family = "replay";
     info.problem = recorded.name();
-    info.problem_json = nlohmann::json{{"t4", recorded.name()}}.dump();
+    info.problem_json = evidence::json_text(nlohmann::json{{"t4", recorded.name()}});
     info.strategy = settings.strategy;
     info.seed = settings.seed;
     info.budget = settings.budget;
@@ -804,7 +805,7 @@ void run_replay_search(const Options& opt) {
     info.space_sha256 = space_sha256;
     nlohmann::json options = stored_options(settings);
     options["replay"] = replay;
-    info.options_json = options.dump();
+    info.options_json = evidence::json_text(options);
     run_id = store.create_run(info);
     claim.emplace(store, run_id, opt.db);
     fmt::print(stderr, "search: run {} in {} ({} on {}, budget {}, seed {}, {} historical seeds, lookahead {})\n",

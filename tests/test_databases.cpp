@@ -477,6 +477,49 @@ TEST(Messages, DatabaseTextAndPathsWithLineBreaksStayOnOneLine) {
   }
 }
 
+// Bytes that are not UTF-8, in a path or in a database's text, are printed and stored as valid JSON (each
+// such byte as U+FFFD) instead of failing with nlohmann-json's error: a search of a recorded space whose name
+// has one records its run, and the JSON outputs of a database whose text has them parse.
+TEST(Utf8, NonUtf8PathsAndDatabaseTextGiveValidJson) {
+  TempDir dir;
+  const fs::path space = dir.path() / "\xfe space.json.gz";
+  fs::copy_file(t4(kSpace), space);
+  const fs::path db = dir.path() / "\xff.db";
+  const std::vector<std::string> search = {"search", "--replay", space.string(), "--budget",
+                                           "5",      "--db",     db.string()};
+  ProcessResult r = evotune_run(search);
+  ASSERT_EQ(r.exit_code, 0) << describe(search, r);
+  {
+    Store store(db.string(), Store::Mode::read_only);
+    ASSERT_EQ(store.trials(1).size(), 5u);
+    EXPECT_FALSE(nlohmann::json::parse(store.run_info(1)->options_json, nullptr, false).is_discarded());
+  }
+  // char(255) would be U+00FF, valid UTF-8: the raw bytes are cast from blobs.
+  sql(db,
+      "UPDATE trials SET error = 'bad ' || CAST(X'FF' AS TEXT) || ' byte',"
+      " resources = '{\"x\": \"' || CAST(X'FE' AS TEXT) || '\"}', config = config || CAST(X'FF' AS TEXT)"
+      " WHERE seq = 0");
+  const fs::path outputs = dir.path() / "outputs";
+  fs::create_directories(outputs);
+  const std::vector<std::vector<std::string>> commands = {
+      {"top", "--format", "json", "--db", db.string()},
+      {"log", "--format", "json", "--db", db.string()},
+      {"export", "--format", "t4", "--db", db.string()},
+      {"export", "--format", "csv", "--db", db.string(), "--out", (outputs / "t.csv").string()},
+      {"report", "--db", db.string(), "-o", (outputs / "r.html").string()},
+  };
+  for (const std::vector<std::string>& args : commands) {
+    r = evotune_run(args);
+    EXPECT_EQ(r.exit_code, 0) << describe(args, r);
+    EXPECT_EQ(r.stderr_text.find("json.exception"), std::string::npos) << describe(args, r);
+    if (args[1] == "--format" && args[2] == "json") {
+      EXPECT_FALSE(
+          nlohmann::json::parse(r.output.substr(0, r.output.rfind(']') + 1), nullptr, false).is_discarded())
+          << describe(args, r);
+    }
+  }
+}
+
 // A search that fails before it records anything leaves no new database behind: the file is created by the
 // first record, not by opening the store for writing; until then the store reads as empty.
 TEST(Store, ANewDatabaseIsCreatedByItsFirstRecordOnly) {
