@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <fcntl.h>
+#include <limits.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -116,7 +118,67 @@ void refuse_database_as_output(const std::string& output, const std::string& db)
   }
 }
 
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == '\x7f') {
+      out += '?';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The start of a long text, to quote in a message.
+std::string abridged(const std::string& text) {
+  constexpr std::size_t kShown = 48;
+  return text.size() <= kShown ? text : text.substr(0, kShown) + "...";
+}
+
+}  // namespace
+
+void check_database_path(const std::string& db) {
+  if (db.empty()) throw UsageError("--db is empty: give the path of the evidence database");
+  if (db == ":memory:") {
+    throw UsageError(
+        "--db :memory: would be SQLite's in-memory database, gone when evotune exits: give the path of "
+        "a database file");
+  }
+  // The operating system and SQLite would refuse these only with their own words ("File name too long",
+  // "unable to open database file"); said here, before anything is opened or created.
+  for (const fs::path& part : fs::path(db)) {
+    if (part.native().size() > NAME_MAX) {
+      throw UsageError(
+          fmt::format("--db {}: a name in it ({}) is {} bytes long; a file or directory name has at most {}",
+                      abridged(db), abridged(part.native()), part.native().size(), NAME_MAX));
+    }
+  }
+  // SQLite opens a database by its full path (symlinks resolved) only when that path and the suffix of its
+  // journal ("-journal", 8 bytes) fit its VFS's limit (512 bytes on Unix).
+  std::error_code ec;
+  fs::path full = fs::weakly_canonical(fs::absolute(db, ec), ec);
+  if (ec) full = fs::absolute(db, ec);
+  const sqlite3_vfs* vfs = sqlite3_vfs_find(nullptr);
+  const std::size_t longest = (vfs != nullptr ? static_cast<std::size_t>(vfs->mxPathname) : 512) - 8;
+  if (!ec && full.native().size() > longest) {
+    throw UsageError(
+        fmt::format("--db {}: the path is {} bytes long made absolute; SQLite opens databases by paths of "
+                    "at most {} bytes",
+                    abridged(db), full.native().size(), longest));
+  }
+  if (fs::is_directory(db, ec))
+    throw UsageError(fmt::format("--db {} is a directory, not a database file", db));
+}
+
 void require_database(const std::string& db) {
+  check_database_path(db);
   std::error_code ec;
   if (!fs::exists(db, ec)) {
     throw UsageError(fmt::format("no evotune database at {} (a search writes one; --db names it)", db));

@@ -49,9 +49,17 @@ std::int64_t requested_or_latest_run(const evidence::Store& store, std::int64_t 
 // that writes a file and reads a database calls it before it opens the database.
 void refuse_database_as_output(const std::string& output, const std::string& db);
 
-// A reading command's --db must name an existing file: a missing one is a usage error (exit 2), said in one
-// line, before the store is opened.
+// --db must be a path SQLite can open as a file: not empty, not ":memory:", no name in it longer than the
+// system allows, not longer than SQLite takes, not a directory. Otherwise a usage error (exit 2) in one line,
+// before anything is opened or created (SQLite would take "" for a temporary database and answer the others
+// late and raw).
+void check_database_path(const std::string& db);
+// A reading command's --db must name an existing file (and pass check_database_path): otherwise a usage error
+// (exit 2), said in one line, before the store is opened.
 void require_database(const std::string& db);
+// `text` on one line, for a message: line breaks become \n and \r, other control bytes '?'. Every error
+// message goes through it (cli/main.cpp), and so does whatever a progress message quotes from a database.
+std::string one_line(const std::string& text);
 // Writes `text` to a temporary file of a unique name in the directory of `path` and renames it into place,
 // so a reader never sees half a file, a failed write leaves an earlier file untouched and no temporary
 // behind, and two writers never share a temporary. A symlink is written through (its target is

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
+#include "evidence/json_text.h"
 #include "harness/attention_kernel.h"
 #include "harness/attention_workspace.h"
 #include "harness/cublas_baseline.h"
@@ -240,10 +241,10 @@ void run_bench(const BenchOptions& opt, const GlobalOptions& globals) {
         out["speedup_vs_strongest_library"] = *strongest->median_us / kernel_time->timing.median_us;
       }
     }
-    if (opt.json) fmt::print("{}\n", out.dump());
+    if (opt.json) fmt::print("{}\n", evidence::json_text(out));
     if (!opt.json_out.empty()) {
       std::ofstream file(opt.json_out, std::ios::app);
-      file << out.dump() << '\n';
+      file << evidence::json_text(out) << '\n';
       if (!file) throw std::runtime_error("cannot append to " + opt.json_out);
     }
   }

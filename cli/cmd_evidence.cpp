@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
+#include "evidence/json_text.h"
 #include "evidence/store.h"
 #include "evidence/trial_json.h"
 #include "runtime/errors.h"
@@ -58,7 +59,7 @@ void add_evidence_commands(CLI::App& app, const GlobalOptions&) {
         row["generation_median_us"] = r.generation_median_us ? nlohmann::json(*r.generation_median_us) : nlohmann::json();
         out.push_back(row);
       }
-      fmt::print("{}\n", out.dump(2));
+      fmt::print("{}\n", evidence::json_text(out, 2));
       return;
     }
     const bool csv = log_opt->format == "csv";
@@ -99,7 +100,7 @@ void add_evidence_commands(CLI::App& app, const GlobalOptions&) {
         row["config"] = t.config;
         out.push_back(row);
       }
-      fmt::print("{}\n", out.dump(2));
+      fmt::print("{}\n", evidence::json_text(out, 2));
       return;
     }
     fmt::print("run {}\n{:>4}  {:>5}  {:>4}  {:>12}  {:>9}  {}\n", run, "rank", "trial", "gen", "median us", "TFLOP/s",

@@ -15,6 +15,7 @@
 #include "cli/cli_common.h"
 #include "evidence/export_header.h"
 #include "evidence/export_tables.h"
+#include "evidence/json_text.h"
 #include "evidence/store.h"
 #include "harness/attention_verification.h"
 #include "runtime/cuda_driver.h"
@@ -223,7 +224,8 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
       config = attention::parse_config(w.best.config);  // tunables added since the run keep their defaults
     } catch (const UsageError& e) {
       if (opt.run != 0) throw;
-      fmt::print(stderr, "export: skipping run {}: this evotune cannot read it ({})\n", w.run_id, e.what());
+      fmt::print(stderr, "export: skipping run {}: this evotune cannot read it ({})\n", w.run_id,
+                 one_line(e.what()));
       continue;
     }
     evidence::TunedEntry e;
@@ -266,8 +268,9 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
       failures.push_back(fmt::format("run {} ({}): {}", e.run_id, e.problem_text, e.verification));
     }
     seed += 16;
-    fmt::print(stderr, "export: run {} trial {} on {}: {} ({:.2f} us): {}\n", e.run_id, e.trial_seq, e.device,
-               e.problem_text, e.median_us, e.reverified ? "re-verified" : e.verification.substr(0, e.verification.find('\n')));
+    fmt::print(stderr, "export: run {} trial {} on {}: {} ({:.2f} us): {}\n", e.run_id, e.trial_seq,
+               one_line(e.device), one_line(e.problem_text), e.median_us,
+               e.reverified ? "re-verified" : one_line(e.verification.substr(0, e.verification.find('\n'))));
     input.entries.push_back(std::move(e));
   }
   if (!failures.empty()) {
@@ -288,7 +291,7 @@ void add_export_command(CLI::App& app, const GlobalOptions& globals) {
       "Export results: the winners as a C++ header (re-verified on the GPU when present), or a run as CSV or Kernel "
       "Tuner T4 JSON");
   auto opt = std::make_shared<ExportOptions>();
-  cmd->add_option("--db", opt->db, "evidence database (default evotune.db)")->check(CLI::ExistingFile);
+  cmd->add_option("--db", opt->db, "evidence database (default evotune.db)");
   cmd->add_option("--format", opt->format, "header (default), csv or t4")
       ->check(CLI::IsMember({"header", "csv", "t4"}));
   cmd->add_option("--out,-o", opt->out,
@@ -323,8 +326,9 @@ void add_export_command(CLI::App& app, const GlobalOptions& globals) {
       return;
     }
     const std::int64_t run_id = requested_or_latest_run(store, opt->run, opt->db);
-    write_output_file(opt->out, opt->format == "csv" ? evidence::trials_csv(store, run_id)
-                                              : evidence::t4_results(store, run_id).dump(2) + "\n");
+    write_output_file(opt->out, opt->format == "csv"
+                                    ? evidence::trials_csv(store, run_id)
+                                    : evidence::json_text(evidence::t4_results(store, run_id), 2) + "\n");
     if (!opt->out.empty() && opt->out != "-") fmt::print(stderr, "export: wrote run {} to {}\n", run_id, opt->out);
   });
 }

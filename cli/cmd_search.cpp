@@ -26,6 +26,7 @@
 #include <thread>
 
 #include "cli/cli_common.h"
+#include "evidence/json_text.h"
 #include "evidence/store.h"
 #include "harness/library_baseline.h"
 #include "harness/timer.h"
@@ -708,7 +709,7 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
     nlohmann::json options = stored_options(settings);
     options["devices"] = devices;
     options["trial_timeout"] = timeout;
-    info.options_json = options.dump();
+    info.options_json = evidence::json_text(options);
     runtime::throw_if_interrupted();
     run_id = store.create_run(info);
   }
@@ -886,11 +887,9 @@ void run_replay_search(const Options& opt) {
   // strategy from exactly the same seeds.
   // (Read before the database is opened for writing; a file another search has only just created has no
   // schema yet, and no history.)
-  if (!resumed && settings.strategy == "evo" && opt.history > 0 && std::filesystem::exists(opt.db)) {
+  if (!resumed && settings.strategy == "evo" && opt.history > 0 && evidence::holds_evotune_schema(opt.db)) {
     evidence::Store history(opt.db, evidence::Store::Mode::read_only);
-    const std::vector<evidence::TrialRecord> best =
-        history.schema_version() > 0 ? history.best_per_run("replay", recorded.name()) : std::vector<evidence::TrialRecord>{};
-    for (const evidence::TrialRecord& t : best) {
+    for (const evidence::TrialRecord& t : history.best_per_run("replay", recorded.name())) {
       if (static_cast<int>(settings.seeds.size()) < opt.history) settings.seeds.push_back(t.config_key);
     }
   }
@@ -903,7 +902,7 @@ void run_replay_search(const Options& opt) {
     evidence::RunInfo info;
     info.family = "replay";
     info.problem = recorded.name();
-    info.problem_json = nlohmann::json{{"t4", recorded.name()}}.dump();
+    info.problem_json = evidence::json_text(nlohmann::json{{"t4", recorded.name()}});
     info.strategy = settings.strategy;
     info.seed = settings.seed;
     info.budget = settings.budget;
@@ -913,7 +912,7 @@ void run_replay_search(const Options& opt) {
     info.space_sha256 = space_sha256;
     nlohmann::json options = stored_options(settings);
     options["replay"] = replay;
-    info.options_json = options.dump();
+    info.options_json = evidence::json_text(options);
     runtime::throw_if_interrupted();
     run_id = store.create_run(info);
     claim.emplace(store, run_id, opt.db);
@@ -1039,6 +1038,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
       if (option->count() > 0) opt->given.insert(option->get_name());
     }
     // An output that would overwrite the database, and malformed devices, are refused before anything runs.
+    check_database_path(opt->db);
     refuse_database_as_output(opt->summary_json, opt->db);
     if (!opt->devices.empty()) parse_devices(opt->devices);
     if (!opt->problem.empty() && !opt->replay.empty()) throw UsageError("give --problem or --replay, not both");

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/cli_common.h"
+#include "evidence/json_text.h"
 #include "runtime/errors.h"
 #include "search/replay.h"
 
@@ -77,7 +78,8 @@ void add_strategy_bench_command(CLI::App& app, const GlobalOptions&) {
     }
     if (opt->json) {
       // One file: the object the issue describes; several: one such object per file.
-      fmt::print("{}\n", files.size() == 1 ? files[0].dump(2) : nlohmann::json{{"files", files}}.dump(2));
+      fmt::print("{}\n",
+                 evidence::json_text(files.size() == 1 ? files[0] : nlohmann::json{{"files", files}}, 2));
     }
   });
 }

@@ -25,24 +25,6 @@ namespace {
 
 constexpr int kInternalError = 4;
 
-// A usage error echoes what the user gave, which may hold line breaks and control bytes; the message stays
-// one line on the terminal whatever it holds.
-std::string one_line(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (static_cast<unsigned char>(c) < 0x20 && c != '\t') {
-      out += '?';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 std::string version_text() {
   std::string driver = "no CUDA driver";
   if (evotune::runtime::driver_available()) {
@@ -55,6 +37,10 @@ std::string version_text() {
 }
 
 }  // namespace
+
+// Every message below goes through one_line: what it quotes (options, paths, database text) may hold line
+// breaks.
+using evotune::cli::one_line;
 
 int main(int argc, char** argv) {
   CLI::App app{"evotune: find the fastest configuration of a GPU kernel for one GPU and one problem shape,\n"
@@ -100,13 +86,13 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "evotune: error: {}\n", one_line(e.what()));
     return 2;
   } catch (const evotune::evidence::StoreError& e) {
-    fmt::print(stderr, "evotune: error: {}\n", e.what());
+    fmt::print(stderr, "evotune: error: {}\n", one_line(e.what()));
     return 1;
   } catch (const evotune::NoDeviceError& e) {
-    fmt::print(stderr, "evotune: {}\n", e.what());
+    fmt::print(stderr, "evotune: {}\n", one_line(e.what()));
     return 3;
   } catch (const std::runtime_error& e) {
-    fmt::print(stderr, "evotune: error: {}\n", e.what());
+    fmt::print(stderr, "evotune: error: {}\n", one_line(e.what()));
     return 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "evotune: internal error: {}\n", one_line(e.what()));

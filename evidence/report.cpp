@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "evidence/config_text.h"
+#include "evidence/json_text.h"
 
 namespace evotune::evidence {
 
@@ -1039,7 +1040,7 @@ std::string device_summary(const Facts& facts) {
   auto field = [&](const char* key) -> std::optional<std::string> {
     if (!facts.device.contains(key)) return std::nullopt;
     const nlohmann::json& v = facts.device[key];
-    return v.is_string() ? v.get<std::string>() : v.dump();
+    return v.is_string() ? v.get<std::string>() : json_text(v);
   };
   if (auto cc = field("compute_capability")) parts.push_back("compute capability " + *cc);
   if (auto sms = field("sm_count")) parts.push_back(*sms + " SMs");

@@ -101,9 +101,10 @@ FROM generations g LEFT JOIN medians m ON m.run_id = g.run_id AND m.generation =
 ORDER BY g.run_id, g.generation;
 )sql";
 
-// Schema 3: the search's top configs re-timed interleaved after the search (see RetimeRecord).
+// Schema 3: the search's top configs re-timed interleaved after the search (see RetimeRecord). For a while
+// schema 3 was written without it (evidence/results/h100/search-throughput/call3_ab0fd01): IF NOT EXISTS.
 constexpr const char* kRetimesTable = R"sql(
-CREATE TABLE retimes (
+CREATE TABLE IF NOT EXISTS retimes (
   id INTEGER PRIMARY KEY,
   run_id INTEGER NOT NULL REFERENCES runs (id),
   config_key TEXT NOT NULL,          -- a trial of the run (trials.config_key)
@@ -115,7 +116,7 @@ CREATE TABLE retimes (
 
 // Schema 2: reference points measured beside the trials of a run (see BaselineRecord).
 constexpr const char* kBaselinesTable = R"sql(
-CREATE TABLE baselines (
+CREATE TABLE IF NOT EXISTS baselines (
   id INTEGER PRIMARY KEY,
   run_id INTEGER NOT NULL REFERENCES runs (id),
   name TEXT NOT NULL,                -- cublas_unfused, peak_gemm, peak_copy
@@ -132,10 +133,14 @@ CREATE TABLE baselines (
 
 // Schema 4: the recorded space of a replay run (so a resume can refuse another or a changed one), and the
 // process that runs a run (so a second resume of it is refused while the first is alive).
-constexpr const char* kSchema4 = R"sql(
-ALTER TABLE runs ADD COLUMN space_path TEXT;    -- absolute path of the recorded space (replay runs)
-ALTER TABLE runs ADD COLUMN space_sha256 TEXT;  -- SHA-256 of its bytes, hex
-CREATE TABLE run_claims (
+// space_path: the absolute path of the recorded space (replay runs); space_sha256: the SHA-256 of its
+// bytes, hex.
+constexpr const char* kSpaceColumns[][2] = {
+    {"space_path", "ALTER TABLE runs ADD COLUMN space_path TEXT"},
+    {"space_sha256", "ALTER TABLE runs ADD COLUMN space_sha256 TEXT"},
+};
+constexpr const char* kRunClaimsTable = R"sql(
+CREATE TABLE IF NOT EXISTS run_claims (
   run_id INTEGER PRIMARY KEY REFERENCES runs (id),
   pid INTEGER NOT NULL,
   host TEXT NOT NULL,
@@ -282,14 +287,56 @@ sqlite3* open_read_only(const std::string& path) {
   return db;
 }
 
-// Reads user_version and runs a quick integrity check on a read-only connection, so that nothing is
+// Whether this process may write `path` and create files in its directory (where SQLite keeps -wal and -shm).
+bool writable_here(const std::string& path) {
+  const std::filesystem::path file(path);
+  const std::string directory = file.has_parent_path() ? file.parent_path().string() : std::string(".");
+  return ::access(path.c_str(), W_OK) == 0 && ::access(directory.c_str(), W_OK | X_OK) == 0;
+}
+
+// Opens `path` to read, never to write, leaving nothing beside it that was not there.
+//
+// A reader of a WAL database opens its -wal and -shm files, creating them when they are missing, and only a
+// connection that can write removes them when it closes as the last one: a read-only connection leaves an
+// empty -wal and a 32 KiB -shm beside a clean database. So where this process can write the file and its
+// directory, and there is no -wal or -journal beside it (no writer at work, none that crashed with commits
+// not yet in the file), the file is opened read-write under PRAGMA query_only, which refuses every statement
+// that would write; closing it removes the -wal and -shm the open created, and nothing else. That is an
+// ordinary SQLite connection, with SQLite's own locks, so a writer that starts meanwhile is as safe as beside
+// any reader; the one write it can make is the checkpoint a last connection makes on close, of that writer's
+// commits: what the writer would have done itself. Everywhere else (a -wal there, or no right to write) the
+// read-only open below, which leaves the files as they are.
+sqlite3* open_for_reading(const std::string& path) {
+  std::error_code ec;
+  const bool pending =
+      std::filesystem::exists(path + "-wal", ec) || std::filesystem::exists(path + "-journal", ec);
+  if (pending || !writable_here(path)) return open_read_only(path);
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr);
+  if (rc == SQLITE_OK) rc = sqlite3_exec(db, "PRAGMA query_only = ON", nullptr, nullptr, nullptr);
+  if (rc == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 2000);
+    rc = first_read(db);
+  }
+  if (rc == SQLITE_OK && sqlite3_db_readonly(db, "main") == 0) return db;
+  const std::string message = open_error(path, db, rc);
+  sqlite3_close(db);
+  const int primary = rc & 0xff;
+  if (rc != SQLITE_OK && primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY && primary != SQLITE_PERM) {
+    throw StoreError(message);
+  }
+  return open_read_only(path);
+}
+
+// Closes a connection when it goes out of scope.
+struct Closer {
+  sqlite3* db;
+  ~Closer() { sqlite3_close(db); }
+};
+
+// Reads user_version and runs a quick integrity check on a connection that never writes, so that nothing is
 // written to a database we are about to refuse.
-int validated_schema_version(const std::string& path) {
-  sqlite3* db = open_read_only(path);
-  struct Closer {
-    sqlite3* db;
-    ~Closer() { sqlite3_close(db); }
-  } closer{db};
+int validated_schema_version(sqlite3* db, const std::string& path) {
   auto scalar = [&](const char* sql) {
     sqlite3_stmt* stmt = nullptr;
     int prc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
@@ -306,8 +353,15 @@ int validated_schema_version(const std::string& path) {
   // One read transaction: every answer below from the same snapshot, even while another process creates
   // the schema (it would otherwise look like version 0 with tables: "not an evotune database").
   sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr);
+  struct EndRead {
+    sqlite3* db;
+    ~EndRead() { sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr); }
+  } end_read{db};
   std::string check = scalar("PRAGMA quick_check");
-  if (check != "ok") throw StoreError(fmt::format("{} failed SQLite's integrity check ({}); it was not modified", path, check));
+  if (check != "ok") {
+    throw StoreError(
+        fmt::format("{} failed SQLite's integrity check ({}); it was not modified", path, check));
+  }
   int version = std::stoi(scalar("PRAGMA user_version"));
   if (version > kSchemaVersion) {
     throw StoreError(fmt::format("{} was written by a newer evotune (schema {}, this build reads up to {}); it was not modified",
@@ -319,45 +373,94 @@ int validated_schema_version(const std::string& path) {
   return version;
 }
 
+// A database file is named by a path; SQLite would take "" for a temporary database and ":memory:" for one
+// in memory, gone when the command ends.
+void require_file_path(const std::string& path) {
+  if (path.empty() || path == ":memory:") {
+    throw StoreError(fmt::format(
+        "'{}' is not a file evotune can keep evidence in: give the path of a database file", path));
+  }
+}
+
 }  // namespace
 
+bool holds_evotune_schema(const std::string& path) {
+  require_file_path(path);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return false;
+  sqlite3* db = open_for_reading(path);
+  Closer closer{db};
+  return validated_schema_version(db, path) > 0;
+}
+
 Store::Store(const std::string& path, Mode mode) : path_(path) {
-  const bool exists = std::filesystem::exists(path);
+  require_file_path(path);
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path, ec);
+  if (ec) throw StoreError(fmt::format("cannot open {}: {}", path, ec.message()));
   if (!exists && mode == Mode::read_only) throw StoreError(fmt::format("no evotune database at {}", path));
-  int version = exists ? validated_schema_version(path) : 0;
   if (mode == Mode::read_only) {
-    db_ = open_read_only(path);
-    exec("PRAGMA foreign_keys = ON");
+    db_ = open_for_reading(path);
+    try {
+      if (validated_schema_version(db_, path) == 0) {
+        throw StoreError(
+            fmt::format("{} is empty, not an evotune database (no search has recorded into it)", path));
+      }
+      exec("PRAGMA foreign_keys = ON");
+      layout_ = read_layout();
+    } catch (...) {
+      sqlite3_close(db_);
+      db_ = nullptr;
+      throw;
+    }
     return;
   }
-  int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  if (rc != SQLITE_OK) {
-    std::string message = open_error(path, db_, rc);
+  // A missing file is created by the first record (create_run), not here: a command that fails before it has
+  // anything to record leaves no new, empty database behind. Until then the store reads as empty.
+  if (exists) open_for_writing();
+}
+
+void Store::open_for_writing() {
+  int version = 0;
+  std::error_code ec;
+  if (std::filesystem::exists(path_, ec)) {  // (again: another process may have created it meanwhile)
+    sqlite3* probe = open_for_reading(path_);
+    Closer closer{probe};
+    version = validated_schema_version(probe, path_);
+  }
+  try {
+    open_and_migrate(version);
+  } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;
-    throw StoreError(message);
+    throw;
   }
+}
+
+void Store::open_and_migrate(int version) {
+  const std::string& path = path_;
+  int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) throw StoreError(open_error(path, db_, rc));
   sqlite3_busy_timeout(db_, 5000);
   exec("PRAGMA foreign_keys = ON");
   set_wal_mode();
   exec("PRAGMA synchronous = NORMAL");  // with WAL: a committed trial survives a process crash
-  if (version < kSchemaVersion) {
-    // A new file gets every table; an older one gets what later versions added, in one transaction,
-    // so a failed migration leaves it exactly as it was. Nothing recorded is lost. Foreign keys are off
-    // while the trials table is rebuilt (SQLite's procedure; the pragma is a no-op inside a
-    // transaction) and checked before the commit.
+  if (version < kSchemaVersion || !read_layout().complete()) {
+    // A new file gets every table; an older one gets what it lacks, decided by what it holds (a schema-3
+    // file may lack retimes), in one transaction, so a failed migration leaves it exactly as it was.
+    // Nothing recorded is lost. Foreign keys are off while the trials table is rebuilt (SQLite's
+    // procedure; the pragma is a no-op inside a transaction) and checked before the commit.
     exec("PRAGMA foreign_keys = OFF");
     try {
       in_transaction([&] {
         // The version again, under the write lock: another process may have created or migrated the
         // file since it was read above (two searches starting on one new database at once).
         version = schema_version();
-        if (version >= kSchemaVersion) {
-          if (version > kSchemaVersion) {
-            throw StoreError(fmt::format("{} was written by a newer evotune (schema {}, this build reads up to {}); "
-                                         "it was not modified", path, version, kSchemaVersion));
-          }
-          return;
+        if (version > kSchemaVersion) {
+          throw StoreError(
+              fmt::format("{} was written by a newer evotune (schema {}, this build reads up to {}); "
+                          "it was not modified",
+                          path, version, kSchemaVersion));
         }
         if (version == 0) {
           Statement tables(db_, "SELECT COUNT(*) FROM sqlite_master");
@@ -367,17 +470,18 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
           exec(kSchema);
           exec(kTrialsTable);
           exec(kTrialsIndexAndView);
-          exec(kBaselinesTable);
-          exec(kRetimesTable);
-        } else {
-          if (version < 2) exec(kBaselinesTable);
-          if (version < 3) {
-            migrate_trials_table();
-            exec(kRetimesTable);
+        }
+        const Layout has = read_layout();
+        if (!has.trials_admit_compile_timeout) migrate_trials_table();
+        if (!has.baselines) exec(kBaselinesTable);
+        if (!has.retimes) exec(kRetimesTable);
+        if (!has.run_claims) exec(kRunClaimsTable);
+        if (!has.space_columns) {
+          for (const auto& [column, add] : kSpaceColumns) {
+            if (!has_column("runs", column)) exec(add);
           }
         }
-        exec(kSchema4);
-        exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion).c_str());
+        if (version < kSchemaVersion) exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion).c_str());
       });
     } catch (...) {
       exec("PRAGMA foreign_keys = ON");
@@ -385,6 +489,31 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
     }
     exec("PRAGMA foreign_keys = ON");
   }
+  layout_ = read_layout();
+}
+
+bool Store::has_table(const char* name) const {
+  Statement s(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+  s.bind(1, std::string(name));
+  return s.step();
+}
+
+bool Store::has_column(const char* table, const char* column) const {
+  Statement s(db_, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?");
+  s.bind(1, std::string(table)).bind(2, std::string(column));
+  return s.step();
+}
+
+Store::Layout Store::read_layout() const {
+  Layout has;
+  has.baselines = has_table("baselines");
+  has.retimes = has_table("retimes");
+  has.run_claims = has_table("run_claims");
+  has.space_columns = has_column("runs", "space_path") && has_column("runs", "space_sha256");
+  Statement trials(db_, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'trials'");
+  has.trials_admit_compile_timeout =
+      trials.step() && trials.text(0).find("'compile_timeout'") != std::string::npos;
+  return has;
 }
 
 Store::~Store() { sqlite3_close(db_); }
@@ -434,7 +563,7 @@ void Store::migrate_trials_table() {
        "rel_l2_error, median_us, min_us, p10_us, p90_us, tflops, gbps, compile_seconds, error, created_at) "
        "SELECT id, run_id, seq, generation, config_key, config, status, resources, max_abs_error, rel_l2_error, "
        "median_us, min_us, p10_us, p90_us, tflops, gbps, compile_seconds, error, created_at FROM trials");
-  exec("DROP VIEW evo_log");
+  exec("DROP VIEW IF EXISTS evo_log");
   exec("DROP TABLE trials");
   exec("ALTER TABLE trials_v3 RENAME TO trials");
   exec(kTrialsIndexAndView);
@@ -442,13 +571,20 @@ void Store::migrate_trials_table() {
   if (check.step()) throw StoreError(fmt::format("migrating {} would break a foreign key; nothing was changed", path_));
 }
 
+void Store::require_created(std::int64_t run_id) const {
+  if (!db_)
+    throw StoreError(fmt::format("{} holds no run {}: nothing has been recorded into it", path_, run_id));
+}
+
 int Store::schema_version() const {
+  if (!db_) return 0;  // not created yet
   Statement s(db_, "PRAGMA user_version");
   s.step();
   return static_cast<int>(s.integer(0));
 }
 
 std::int64_t Store::create_run(const RunInfo& info) {
+  if (!db_) open_for_writing();
   std::int64_t id = 0;
   in_transaction([&] {
     std::optional<std::int64_t> device_id;
@@ -474,6 +610,7 @@ std::int64_t Store::create_run(const RunInfo& info) {
 }
 
 void Store::record_trial(std::int64_t run_id, const TrialRecord& t) {
+  require_created(run_id);
   in_transaction([&] {
     Statement s(db_,
                 "INSERT INTO trials (run_id, seq, generation, config_key, config, status, resources, max_abs_error,"
@@ -496,11 +633,13 @@ void Store::record_trial(std::int64_t run_id, const TrialRecord& t) {
 }
 
 void Store::finish_run(std::int64_t run_id, const std::string& status) {
+  require_created(run_id);
   Statement s(db_, "UPDATE runs SET status = ?, finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?");
   s.bind(1, status).bind(2, run_id).step();
 }
 
 void Store::record_baseline(std::int64_t run_id, const BaselineRecord& b) {
+  require_created(run_id);
   Statement s(db_,
               "INSERT INTO baselines (run_id, name, median_us, p10_us, p90_us, tflops, gbps, max_abs_error, detail)"
               " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -510,6 +649,7 @@ void Store::record_baseline(std::int64_t run_id, const BaselineRecord& b) {
 }
 
 void Store::record_retimes(std::int64_t run_id, const std::vector<RetimeRecord>& retimes) {
+  require_created(run_id);
   in_transaction([&] {
     Statement s(db_, "INSERT INTO retimes (run_id, config_key, round, median_us) VALUES (?, ?, ?, ?)");
     for (const RetimeRecord& r : retimes) {
@@ -532,8 +672,9 @@ void Store::in_transaction(const std::function<void()>& work) {
 }
 
 std::vector<RetimeRecord> Store::retimes(std::int64_t run_id) const {
+  if (!db_) return {};  // not created yet: nothing recorded
   std::vector<RetimeRecord> out;
-  if (schema_version() < 3) return out;  // an older file opened read-only: none were made
+  if (!layout_.retimes) return out;  // a file from before retimes (opened read-only): none were made
   Statement s(db_, "SELECT config_key, round, median_us FROM retimes WHERE run_id = ? ORDER BY id");
   s.bind(1, run_id);
   while (s.step()) out.push_back({s.text(0), static_cast<int>(s.integer(1)), *s.real(2)});
@@ -541,8 +682,9 @@ std::vector<RetimeRecord> Store::retimes(std::int64_t run_id) const {
 }
 
 std::vector<BaselineRecord> Store::baselines(std::int64_t run_id) const {
+  if (!db_) return {};  // not created yet: nothing recorded
   std::vector<BaselineRecord> out;
-  if (schema_version() < 2) return out;  // a version-1 file opened read-only: none were measured
+  if (!layout_.baselines) return out;  // a version-1 file opened read-only: none were measured
   Statement s(db_,
               "SELECT name, median_us, p10_us, p90_us, tflops, gbps, max_abs_error, detail, created_at FROM baselines"
               " WHERE run_id = ? ORDER BY id");
@@ -564,8 +706,10 @@ std::vector<BaselineRecord> Store::baselines(std::int64_t run_id) const {
 }
 
 std::optional<RunInfo> Store::run_info(std::int64_t run_id) const {
+  if (!db_) return {};  // not created yet: nothing recorded
   // Before schema 4 (an older file opened read-only) no run recorded its space.
-  const char* space = schema_version() >= 4 ? "COALESCE(r.space_path, ''), COALESCE(r.space_sha256, '')" : "'', ''";
+  const char* space =
+      layout_.space_columns ? "COALESCE(r.space_path, ''), COALESCE(r.space_sha256, '')" : "'', ''";
   Statement s(db_, fmt::format("SELECT r.family, r.problem, r.problem_json, r.strategy, r.seed, r.budget, COALESCE(d.name, ''),"
                                " COALESCE(d.properties, ''), r.versions, r.options, {}, r.status FROM runs r"
                                " LEFT JOIN devices d ON d.id = r.device_id WHERE r.id = ?",
@@ -628,6 +772,7 @@ std::optional<std::string> running_process_start(std::int64_t pid) {
 }  // namespace
 
 std::optional<RunOwner> Store::claim_run(std::int64_t run_id) {
+  require_created(run_id);
   const std::int64_t me = getpid();
   const std::string host = this_host();
   const std::string my_start = running_process_start(me).value_or("");
@@ -652,11 +797,13 @@ std::optional<RunOwner> Store::claim_run(std::int64_t run_id) {
 }
 
 void Store::release_run(std::int64_t run_id) {
+  if (!db_) return;
   Statement s(db_, "DELETE FROM run_claims WHERE run_id = ? AND pid = ? AND host = ?");
   s.bind(1, run_id).bind(2, static_cast<std::int64_t>(getpid())).bind(3, this_host()).step();
 }
 
 std::vector<RunRow> Store::runs() const {
+  if (!db_) return {};  // not created yet: nothing recorded
   Statement s(db_,
               "SELECT r.id, r.created_at, r.status, r.family, r.problem, r.strategy, COALESCE(d.name, ''), r.budget,"
               " r.seed, COUNT(t.id), COALESCE(SUM(t.status = 'ok'), 0), MIN(CASE WHEN t.status = 'ok' THEN t.median_us END),"
@@ -684,6 +831,7 @@ std::vector<RunRow> Store::runs() const {
 }
 
 std::optional<std::int64_t> Store::latest_run() const {
+  if (!db_) return {};  // not created yet: nothing recorded
   Statement s(db_, "SELECT MAX(id) FROM runs");
   if (s.step() && s.real(0)) return s.integer(0);
   return std::nullopt;
@@ -723,6 +871,7 @@ TrialRecord read_trial(sqlite3* db, Statement& s) {
 }  // namespace
 
 std::vector<TrialRecord> Store::trials(std::int64_t run_id) const {
+  if (!db_) return {};  // not created yet: nothing recorded
   Statement s(db_, fmt::format("SELECT {} FROM trials t WHERE t.run_id = ? ORDER BY t.seq", kTrialColumns).c_str());
   s.bind(1, run_id);
   std::vector<TrialRecord> out;
@@ -731,6 +880,7 @@ std::vector<TrialRecord> Store::trials(std::int64_t run_id) const {
 }
 
 std::vector<TrialRecord> Store::top(std::int64_t run_id, int k) const {
+  if (!db_) return {};  // not created yet: nothing recorded
   Statement s(db_, fmt::format("SELECT {} FROM trials t WHERE t.run_id = ? AND t.status = 'ok' ORDER BY t.median_us, t.seq"
                                " LIMIT ?", kTrialColumns)
                        .c_str());
@@ -741,6 +891,7 @@ std::vector<TrialRecord> Store::top(std::int64_t run_id, int k) const {
 }
 
 std::vector<TrialRecord> Store::best_per_run(const std::string& family, const std::string& problem) const {
+  if (!db_) return {};  // not created yet: nothing recorded
   Statement s(db_, fmt::format("SELECT {} FROM trials t JOIN runs r ON r.id = t.run_id"
                                " WHERE r.family = ? AND r.problem = ? AND t.status = 'ok'"
                                " AND t.median_us = (SELECT MIN(u.median_us) FROM trials u"
@@ -755,6 +906,7 @@ std::vector<TrialRecord> Store::best_per_run(const std::string& family, const st
 }
 
 std::vector<Store::RunBest> Store::best_of_each_run(const std::string& family) const {
+  if (!db_) return {};  // not created yet: nothing recorded
   // Trial columns first (read_trial reads them by position), then the run's problem and device.
   Statement s(db_, fmt::format("SELECT {}, r.id, r.problem, COALESCE(d.name, '') FROM trials t"
                                " JOIN runs r ON r.id = t.run_id LEFT JOIN devices d ON d.id = r.device_id"
@@ -801,6 +953,7 @@ std::vector<Store::Confirmed> Store::confirmed(std::int64_t run_id) const {
 }
 
 std::vector<EvoLogRow> Store::evo_log(std::optional<std::int64_t> run_id) const {
+  if (!db_) return {};  // not created yet: nothing recorded
   Statement s(db_,
               "SELECT run_id, generation, evaluated, valid, generation_best_us, best_so_far_us, generation_median_us"
               " FROM evo_log WHERE ?1 IS NULL OR run_id = ?1");

@@ -18,15 +18,20 @@
 namespace evotune::evidence {
 
 // 1: devices, runs, trials, samples, evo_log. 2: + baselines. 3: trial status compile_timeout (the
-// trials table rebuilt), + retimes. 4: runs.space_path and runs.space_sha256 (the recorded space a replay run
-// searched), + run_claims (which process is running a run). An older file is migrated in place, in one
-// transaction, when opened for writing; reading one works as is.
+// trials table rebuilt), + retimes (written for a while without it). 4: runs.space_path and runs.space_sha256
+// (the recorded space a replay run searched), + run_claims (which process is running a run). An older file
+// is given what it lacks (by the tables and columns it holds, not only its version) in place, in one
+// transaction, when opened for writing; reading one works as is, and reads what is there.
 constexpr int kSchemaVersion = 4;
 
 class StoreError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Whether `path` is a database evotune has written its schema into: false for a missing file or an empty
+// one (another search may have only just created it). Never writes; StoreError for a file it cannot read.
+bool holds_evotune_schema(const std::string& path);
 
 struct RunInfo {
   std::string family;        // "attention", or "replay" for a recorded space
@@ -112,10 +117,13 @@ struct EvoLogRow {
 class Store {
  public:
   enum class Mode { read_only, read_write };
-  // read_write creates the file and schema when missing (several processes may do so at once: the schema
-  // is created once, in one write transaction). Throws StoreError for a locked, corrupt or newer-schema
-  // database, before writing anything. read_only never writes, and reads a WAL database also from a
-  // directory this process cannot write (see open_read_only in store.cpp for how, and when that is safe).
+  // read_write creates the file and schema when missing, at the first create_run (so that a command that
+  // fails before it records anything leaves no new database behind; until then the store reads as empty).
+  // Several processes may do so at once: the schema is created once, in one write transaction. Throws
+  // StoreError for a locked, corrupt or newer-schema database, before writing anything. read_only never
+  // writes, refuses an empty file, leaves no -wal or -shm behind that was not there, and reads a WAL database
+  // also from a directory this process cannot write (see open_for_reading and open_read_only in store.cpp for
+  // how, and when that is safe). `path` is a file's: "" and ":memory:" are refused.
   Store(const std::string& path, Mode mode);
   ~Store();
   Store(const Store&) = delete;
@@ -168,9 +176,26 @@ class Store {
   void exec(const char* sql) const;
   // Runs `work` between BEGIN IMMEDIATE and COMMIT; if it throws, rolls back and rethrows.
   void in_transaction(const std::function<void()>& work);
+  // Opens (or creates) path_ for writing, validated first, and gives it what its schema lacks.
+  void open_for_writing();
+  void open_and_migrate(int version);
+  // StoreError when the file has not been created yet: no run `run_id` can be in it.
+  void require_created(std::int64_t run_id) const;
   void migrate_trials_table();
   void set_wal_mode();
-  sqlite3* db_ = nullptr;
+  // The parts of the schema that came after version 1, as the file holds them: what a reader may query.
+  struct Layout {
+    bool baselines = false, retimes = false, run_claims = false, space_columns = false;
+    bool trials_admit_compile_timeout = false;
+    bool complete() const {
+      return baselines && retimes && run_claims && space_columns && trials_admit_compile_timeout;
+    }
+  };
+  Layout read_layout() const;
+  bool has_table(const char* name) const;
+  bool has_column(const char* table, const char* column) const;
+  Layout layout_;
+  sqlite3* db_ = nullptr;  // null only for read_write on a file not created yet (see the constructor)
   std::string path_;
 };
 

@@ -167,8 +167,8 @@ TEST(Store, CreatesTheSchemaInWalModeAndRoundTripsTrials) {
   evotune::testing::TempDir dir;
   auto path = (dir.path() / "e.db").string();
   Store store(path, Store::Mode::read_write);
+  std::int64_t run = store.create_run(run_info());  // (the file is created by the first record)
   EXPECT_EQ(store.schema_version(), kSchemaVersion);
-  std::int64_t run = store.create_run(run_info());
   store.record_trial(run, trial(0, 0, "a=1", "ok", 10.0));
   store.record_trial(run, trial(1, 0, "a=2", "compile_error", std::nullopt));
   auto trials = store.trials(run);
