@@ -296,3 +296,16 @@ TEST(Inputs, ASparseRecordedSpaceIsSearchedOverItsRecordedConfigs) {
   ASSERT_EQ(search.exit_code, 0) << search.output;
   EXPECT_NE(search.output.find("40 trials (40 new), 40 valid"), std::string::npos) << search.output;
 }
+
+TEST(Inputs, AnEvoOptionGivenTwiceIsAUsageError) {
+  EXPECT_THROW(evotune::search::parse_evo_options("offspring=8,offspring=16"), evotune::UsageError);
+  EXPECT_THROW(evotune::search::parse_evo_options("offspring=8,population=12,offspring=8"), evotune::UsageError);
+  TempDir dir;
+  const ProcessResult r = expect_usage_error({"search", "--replay", kT4, "--budget", "2", "--evo",
+                                              "offspring=8,offspring=16", "--db", (dir.path() / "evo.db").string()},
+                                             "offspring");
+  EXPECT_NE(r.stderr_text.find("given twice"), std::string::npos) << r.stderr_text;
+  expect_usage_error({"strategy-bench", "--t4", kT4, "--budget", "2", "--repeats", "1", "--evo",
+                      "mutation_rate=0.1,mutation_rate=0.2"},
+                     "mutation_rate");
+}
