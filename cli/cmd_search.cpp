@@ -30,6 +30,7 @@
 #include "search/attention_space.h"
 #include "search/coordinator.h"
 #include "search/prepare_ahead.h"
+#include "search/t4.h"
 #include "search/worker_pool.h"
 #include "search/worker_protocol.h"
 #include "templates/attention/attention_family.h"
@@ -371,15 +372,9 @@ class RunClaim {
   std::int64_t run_id_;
 };
 
-// The recorded space's bytes, hashed: what a resume compares with the run's.
-std::string file_sha256(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open()) throw UsageError(fmt::format("cannot open {}", path));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) throw UsageError(fmt::format("cannot read {}", path));
-  return runtime::sha256_hex(bytes.str());
-}
+// The recorded space's bytes, hashed: what a resume compares with the run's. Read as T4Space::load reads
+// them: a regular file of at most search::kT4MaxDocumentBytes (a device such as /dev/zero never ends).
+std::string file_sha256(const std::string& path) { return runtime::sha256_hex(search::read_t4_file(path)); }
 
 std::string absolute_path(const std::string& path) {
   std::error_code ec;

@@ -2,7 +2,9 @@
 // UsageError naming the file and the entry from the library; recorded spaces whose names or values cannot be
 // written back are refused at load; a gzip bomb is stopped; a sparse recorded space is searched over what
 // it records.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -295,6 +297,100 @@ TEST(Inputs, ASparseRecordedSpaceIsSearchedOverItsRecordedConfigs) {
   ASSERT_FALSE(search.timed_out) << "search --replay hung on a sparse space";
   ASSERT_EQ(search.exit_code, 0) << search.output;
   EXPECT_NE(search.output.find("40 trials (40 new), 40 valid"), std::string::npos) << search.output;
+}
+
+
+// Reading a T4 file is bounded in every way (issue 48): a .gz of '[' alone (the parser would build every
+// level, gigabytes) is refused at the nesting limit; a device that never ends (/dev/zero) and a FIFO are
+// refused before anything is read or hashed; a deeply nested plain document is refused before parsing.
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// The binary under a 3 GiB address-space limit (unless a sanitizer build, whose shadow memory needs more),
+// so that a parser that builds what it should refuse fails fast instead of taking the machine's memory.
+ProcessResult run_evotune_bounded(const std::vector<std::string>& args) {
+  if (kSanitized) return run_evotune(args);
+  std::string command = "ulimit -v 3145728 && exec \"$0\"";
+  for (std::size_t i = 0; i < args.size(); ++i) command += fmt::format(" \"${}\"", i + 1);
+  std::vector<std::string> argv = {"/bin/sh", "-c", command, evotune_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv, 120);
+}
+
+}  // namespace
+
+TEST(Inputs, AGzipOfOpenBracketsIsRefusedAtTheNestingLimit) {
+  TempDir dir;
+  const fs::path bomb = dir.path() / "brackets.json.gz";
+  {
+    gzFile out = gzopen(bomb.c_str(), "wb9");
+    ASSERT_NE(out, nullptr);
+    const std::string chunk(1 << 20, '[');
+    for (int i = 0; i < 96; ++i) gzwrite(out, chunk.data(), static_cast<unsigned>(chunk.size()));
+    gzclose(out);
+  }
+  ASSERT_LT(fs::file_size(bomb), 1u << 20);  // 96 MiB of content in under 1 MiB
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"strategy-bench", "--t4", bomb.string(), "--budget", "2", "--repeats", "1"},
+           {"search", "--replay", bomb.string(), "--budget", "2", "--db", (dir.path() / "bomb.db").string()}}) {
+    const ProcessResult r = run_evotune_bounded(args);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(evotune::testing::line_count(r.stderr_text), 1) << r.stderr_text;
+    EXPECT_NE(r.stderr_text.find("deeper than 64 levels"), std::string::npos) << r.stderr_text;
+    EXPECT_NE(r.stderr_text.find(bomb.string()), std::string::npos) << r.stderr_text;
+  }
+}
+
+TEST(Inputs, ADeeplyNestedT4DocumentIsRefusedBeforeParsing) {
+  TempDir dir;
+  const fs::path deep = dir.path() / "deep.json";
+  // A valid document whose first result carries a 100-deep value the parser would otherwise accept.
+  nlohmann::json doc = small_t4();
+  std::string text = doc.dump();
+  const std::string nested = std::string(100, '[') + std::string(100, ']');
+  text.replace(text.find("\"invalidity\""), 0, "\"extra\": " + nested + ", ");
+  evotune::testing::write_bytes(deep, text);
+  ASSERT_FALSE(nlohmann::json::parse(text, nullptr, false).is_discarded());
+  try {
+    evotune::search::T4Space::load(deep);
+    ADD_FAILURE() << "a 100-deep document loaded";
+  } catch (const evotune::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("deeper than 64 levels"), std::string::npos) << e.what();
+  }
+  expect_usage_error({"strategy-bench", "--t4", deep.string(), "--budget", "2", "--repeats", "1"}, "deeper than 64");
+  // 64 levels are fine: the limit is on depth, not on nesting as such.
+  text = small_t4().dump();
+  text.replace(text.find("\"invalidity\""), 0,
+               "\"extra\": " + std::string(60, '[') + std::string(60, ']') + ", ");
+  evotune::testing::write_bytes(deep, text);
+  EXPECT_EQ(evotune::search::T4Space::load(deep).results().size(), 12u);
+}
+
+TEST(Inputs, T4FilesThatAreNotRegularFilesAreRefusedBeforeAnyRead) {
+  TempDir dir;
+  const std::string db = (dir.path() / "zero.db").string();
+  // /dev/zero never ends: hashing it (a resume compares the hash) would never return.
+  const ProcessResult replay = expect_usage_error({"search", "--replay", "/dev/zero", "--budget", "2", "--db", db},
+                                                  "/dev/zero");
+  EXPECT_NE(replay.stderr_text.find("not a regular file"), std::string::npos) << replay.stderr_text;
+  expect_usage_error({"strategy-bench", "--t4", "/dev/zero", "--budget", "2", "--repeats", "1"}, "/dev/zero");
+  EXPECT_FALSE(fs::exists(db));
+  // A FIFO without a writer: refused at once, not waited on.
+  const fs::path fifo = dir.path() / "space.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  expect_usage_error({"search", "--replay", fifo.string(), "--budget", "2", "--db", db}, fifo.string());
+  EXPECT_THROW(evotune::search::T4Space::load(fifo), evotune::UsageError);
 }
 
 TEST(Inputs, AnEvoOptionGivenTwiceIsAUsageError) {
