@@ -125,6 +125,15 @@ class DocumentError {
 
 }  // namespace
 
+std::string t4_label(const nlohmann::json& value) {
+  if (!value.is_string()) return value.dump();
+  const std::string& text = value.get_ref<const std::string&>();
+  // A string that reads as JSON ("1", "true", "0.5", "null", " 2") is quoted, or it would read back as that
+  // value; any other string is its own label.
+  const bool reads_as_json = !nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false).is_discarded();
+  return reads_as_json ? value.dump() : text;
+}
+
 std::string read_t4_file(const std::filesystem::path& path, std::size_t max_bytes) {
   // O_NONBLOCK: opening a FIFO without a writer would otherwise wait for one; fstat then refuses it.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -229,8 +238,8 @@ T4Space T4Space::load(const std::filesystem::path& path, std::size_t max_bytes) 
   T4Space t;
   t.name_ = path.filename().string();
   // Domains: each parameter's distinct values. Integral values stay integers; anything else becomes
-  // an ordered categorical parameter (values are indices in the order of the values' JSON text; labels are
-  // the strings themselves for string values, so "mma_sync" reads back as mma_sync, else the JSON text).
+  // an ordered categorical parameter (values are indices in the order of the values' JSON text; labels as
+  // t4_label says, one per distinct value, so a string "1" and a number 1 stay two configs).
   std::vector<std::set<std::string>> texts(names.size());
   for (const auto& row : value_texts) {
     for (std::size_t k = 0; k < names.size(); ++k) texts[k].insert(row[k]);
@@ -251,8 +260,7 @@ T4Space T4Space::load(const std::filesystem::path& path, std::size_t max_bytes) 
       int index = 0;
       for (const std::string& s : texts[k]) {
         p.values.push_back(index);
-        const nlohmann::json value = nlohmann::json::parse(s);
-        p.labels.push_back(value.is_string() ? value.get<std::string>() : s);
+        p.labels.push_back(t4_label(nlohmann::json::parse(s)));
         encode[k][s] = index++;
       }
     }

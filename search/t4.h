@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -33,6 +34,12 @@ inline constexpr std::size_t kT4MaxDocumentBytes = std::size_t{256} << 20;
 // measurement's fields); its metadata may nest a few more. Deeper is not a T4 document, and the parser
 // would build every level first (a .gz of '[' alone grew to gigabytes).
 inline constexpr int kT4MaxNestingDepth = 64;
+
+// The label of a T4 value in config text, type-faithful, so that `evotune export --format t4` writes back
+// the value it stands for (evidence/export_tables.cpp reads labels as JSON when they are JSON): a number's
+// or boolean's JSON text ("128", "0.5", "true"); a string itself ("mma_sync"), unless the string reads as
+// JSON ("1", "true"), then its JSON text, quotes included ("\"1\""). Distinct values have distinct labels.
+std::string t4_label(const nlohmann::json& value);
 
 // The bytes of a T4 file as stored (gzip'd or not): a UsageError, one line naming it, for a file that is
 // not a regular file or is larger than max_bytes, so that hashing a recorded space is bounded too.

@@ -12,6 +12,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -391,6 +392,44 @@ TEST(Inputs, T4FilesThatAreNotRegularFilesAreRefusedBeforeAnyRead) {
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   expect_usage_error({"search", "--replay", fifo.string(), "--budget", "2", "--db", db}, fifo.string());
   EXPECT_THROW(evotune::search::T4Space::load(fifo), evotune::UsageError);
+}
+
+// Values of two JSON types that print alike ("1" and 1, "true" and true, "0.5" and 0.5) are distinct configs
+// with distinct labels, and a replay exported as T4 gives back exactly the values it replayed.
+TEST(Inputs, T4ValuesKeepTheirTypeThroughReplayAndExport) {
+  TempDir dir;
+  const nlohmann::json values = nlohmann::json::array({1, "1", true, "true", 0.5, "0.5", "x", "null", false});
+  nlohmann::json results = nlohmann::json::array();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double time = 1.0 + static_cast<double>(i);
+    results.push_back({{"configuration", {{"v", values[i]}, {"n", 2}}},
+                       {"invalidity", "correct"},
+                       {"measurements", {{{"name", "time"}, {"value", time}, {"unit", "ms"}}}}});
+  }
+  const fs::path space = dir.path() / "typed.json";
+  evotune::testing::write_bytes(space, nlohmann::json{{"schema_version", "1.0.0"}, {"results", results}}.dump());
+  const evotune::search::T4Space loaded = evotune::search::T4Space::load(space);
+  ASSERT_EQ(loaded.results().size(), values.size());
+  std::set<std::string> labels;
+  for (const evotune::Parameter& p : loaded.space().parameters()) {
+    if (p.name == "v") labels.insert(p.labels.begin(), p.labels.end());
+  }
+  EXPECT_EQ(labels.size(), values.size()) << "two values share a label";
+
+  const std::string db = (dir.path() / "typed.db").string();
+  const ProcessResult searched = run_evotune({"search", "--replay", space.string(), "--strategy", "exhaustive",
+                                              "--budget", std::to_string(values.size()), "--db", db});
+  ASSERT_EQ(searched.exit_code, 0) << searched.output;
+  const fs::path exported = dir.path() / "exported.json";
+  const ProcessResult wrote = run_evotune({"export", "--format", "t4", "--db", db, "-o", exported.string()});
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  const nlohmann::json back = nlohmann::json::parse(evotune::testing::file_bytes(exported));
+  std::multiset<std::string> original, round_trip;
+  for (const nlohmann::json& r : results) original.insert(r.at("configuration").dump());
+  for (const nlohmann::json& r : back.at("results")) round_trip.insert(r.at("configuration").dump());
+  EXPECT_EQ(round_trip, original);
+  // And the exported document reads back as the same space.
+  EXPECT_EQ(evotune::search::T4Space::load(exported).results().size(), values.size());
 }
 
 TEST(Inputs, AnEvoOptionGivenTwiceIsAUsageError) {
