@@ -52,10 +52,13 @@ void refuse_database_as_output(const std::string& output, const std::string& db)
 // A reading command's --db must name an existing file: a missing one is a usage error (exit 2), said in one
 // line, before the store is opened.
 void require_database(const std::string& db);
-// Writes `text` to a temporary file of a unique name in the directory of `path` and renames it into place,
-// so a reader never sees half a file, a failed write leaves an earlier file untouched and no temporary
-// behind, and two writers never share a temporary. A symlink is written through (its target is
-// replaced). "-" (or empty) writes to standard output.
+// Writes `text` to `path`. A regular file, or a path that does not exist yet, is written to a temporary file
+// of a unique name in its directory and renamed into place, so a reader never sees half a file, a failed
+// write leaves an earlier file untouched and no temporary behind, and two writers never share a temporary.
+// A symlink is never replaced itself: what it resolves to is written (a dangling one's target is created).
+// A FIFO or a character device (/dev/null, a terminal, a named pipe) is written straight into, and
+// /dev/stdout, /dev/fd/N and /proc/self/fd/N write into this process's descriptor, as "-" (or empty)
+// writes standard output. A directory, block device or socket is a UsageError.
 void write_output_file(const std::string& path, const std::string& text);
 // Now, UTC, ISO 8601 to the second: "2026-11-21T19:03:47Z".
 std::string utc_timestamp();

@@ -1,12 +1,23 @@
 // The evotune binary as a user runs it: exit codes and messages.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "runtime/cuda_driver.h"
+#include "tests/subprocess.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -113,4 +124,118 @@ TEST(Cli, CompileBenchMeasuresColdAndCached) {
   EXPECT_NE(both.output.find("processes     2"), std::string::npos) << both.output;
   EXPECT_EQ(run("compile-bench --processes 0").exit_code, 2);
   EXPECT_EQ(run("compile-bench --threads 4,x").exit_code, 2);
+}
+
+namespace {
+
+using evotune::testing::ProcessResult;
+
+ProcessResult run_args(std::vector<std::string> args, double timeout_seconds = 120) {
+  args.insert(args.begin(), evotune_binary());
+  return evotune::testing::run_process(args, timeout_seconds);
+}
+
+// A database with one replayed run of three trials (no GPU needed).
+std::string replay_database(const std::filesystem::path& dir) {
+  const std::string db = (dir / "replay.db").string();
+  const std::string t4 = (evotune::testing::t4_dir() / "convolution_milo_A100_T4.json.gz").string();
+  const ProcessResult made = run_args({"search", "--replay", t4, "--budget", "3", "--db", db});
+  EXPECT_EQ(made.exit_code, 0) << made.output;
+  return db;
+}
+
+}  // namespace
+
+// Outputs replace only regular files: a symlink stays a link and its target gets the text; a FIFO's reader
+// and /dev/null get it written straight in; a directory is a usage error.
+TEST(Cli, OutputsReplaceOnlyRegularFiles) {
+  namespace fs = std::filesystem;
+  evotune::testing::TempDir dir;
+  const std::string db = replay_database(dir.path());
+  const ProcessResult to_stdout = run_args({"export", "--format", "csv", "--db", db, "-o", "-"});
+  ASSERT_EQ(to_stdout.exit_code, 0) << to_stdout.output;
+  const std::string expected = to_stdout.output;
+  ASSERT_NE(expected.find("run_id,seq"), std::string::npos) << expected;
+
+  // A FIFO: a reader gets the whole text, and nothing replaces the FIFO. The reader holds the FIFO open
+  // from before the export starts (a rename over it would leave it waiting on the old FIFO) and stops once
+  // the writer has closed it, or once the export has ended without ever writing.
+  const fs::path fifo = dir.path() / "out.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader_fd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader_fd, 0);
+  std::string received;
+  std::atomic<bool> export_ended{false};
+  std::thread reader([&] {
+    char buffer[4096];
+    for (;;) {
+      pollfd p{reader_fd, POLLIN, 0};
+      const int ready = poll(&p, 1, 200);
+      if (ready == 0) {
+        if (export_ended) break;
+        continue;
+      }
+      const ssize_t n = read(reader_fd, buffer, sizeof(buffer));
+      if (n > 0) {
+        received.append(buffer, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EAGAIN) {
+        break;  // the writer closed it
+      }
+    }
+  });
+  const ProcessResult into_fifo = run_args({"export", "--format", "csv", "--db", db, "-o", fifo.string()});
+  export_ended = true;
+  reader.join();
+  close(reader_fd);
+  EXPECT_EQ(into_fifo.exit_code, 0) << into_fifo.output;
+  EXPECT_EQ(received, expected);
+  EXPECT_TRUE(fs::is_fifo(fifo));
+
+  // A symlink to a regular file: the link stays, the target gets the text.
+  const fs::path target = dir.path() / "target.csv", link = dir.path() / "link.csv";
+  evotune::testing::write_bytes(target, "old\n");
+  fs::create_symlink(target, link);
+  const ProcessResult through_link = run_args({"export", "--format", "csv", "--db", db, "-o", link.string()});
+  EXPECT_EQ(through_link.exit_code, 0) << through_link.output;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(evotune::testing::file_bytes(target), expected);
+  // A dangling symlink in an existing directory: its target is created, the link stays a link.
+  const fs::path dangling = dir.path() / "dangling.csv", created = dir.path() / "created.csv";
+  fs::create_symlink(created, dangling);
+  EXPECT_EQ(run_args({"export", "--format", "csv", "--db", db, "-o", dangling.string()}).exit_code, 0);
+  EXPECT_TRUE(fs::is_symlink(dangling));
+  EXPECT_EQ(evotune::testing::file_bytes(created), expected);
+
+  // A directory is refused: one line, exit 2, the directory untouched.
+  const fs::path directory = dir.path() / "a-directory";
+  fs::create_directory(directory);
+  const ProcessResult into_directory = run_args({"export", "--format", "csv", "--db", db, "-o", directory.string()});
+  EXPECT_EQ(into_directory.exit_code, 2) << into_directory.output;
+  EXPECT_EQ(line_count(into_directory.stderr_text), 1) << into_directory.stderr_text;
+  EXPECT_NE(into_directory.stderr_text.find("is a directory"), std::string::npos) << into_directory.stderr_text;
+  EXPECT_TRUE(fs::is_empty(directory));
+
+  // Character devices are written into, never renamed over: a private null device first (where mknod is
+  // allowed), and the system's /dev/null and /dev/stdout only when everything above held, so that a
+  // regression cannot replace the machine's /dev/null with a file.
+  const fs::path null_device = dir.path() / "null";
+  const bool private_device = mknod(null_device.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0 &&
+                              access(null_device.c_str(), W_OK) == 0 && [&] {
+                                const int fd = open(null_device.c_str(), O_WRONLY);  // not on a nodev mount
+                                if (fd >= 0) close(fd);
+                                return fd >= 0;
+                              }();
+  if (private_device) {
+    const ProcessResult to_device = run_args({"export", "--format", "csv", "--db", db, "-o", null_device.string()});
+    EXPECT_EQ(to_device.exit_code, 0) << to_device.output;
+    EXPECT_TRUE(fs::is_character_file(null_device));
+  }
+  if (HasFailure()) return;
+  const ProcessResult to_null = run_args({"export", "--format", "csv", "--db", db, "-o", "/dev/null"});
+  EXPECT_EQ(to_null.exit_code, 0) << to_null.output;
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  const ProcessResult to_dev_stdout = run_args({"export", "--format", "csv", "--db", db, "-o", "/dev/stdout"});
+  EXPECT_EQ(to_dev_stdout.exit_code, 0) << to_dev_stdout.output;
+  EXPECT_NE(to_dev_stdout.output.find(expected), std::string::npos) << to_dev_stdout.output;
+  EXPECT_TRUE(fs::is_symlink("/dev/stdout"));
 }
