@@ -9,11 +9,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <vector>
 
 #include "runtime/errors.h"
@@ -47,6 +49,32 @@ const CLI::Validator FiniteNumber(
       return {};
     },
     "FINITE", "finite number");
+
+CLI::Validator WholeNumber(std::int64_t lo, std::int64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& input) -> std::string {
+        std::int64_t value = 0;
+        const char* end = input.data() + input.size();
+        const auto [stop, error] = std::from_chars(input.data(), end, value);
+        const bool decimal = !input.empty() && stop == end && (input.size() == 1 || input[0] != '0') &&
+                             input.rfind("-0", 0) != 0;
+        const bool outside = error == std::errc() && (value < lo || value > hi);
+        if (error == std::errc::result_out_of_range || (decimal && outside)) {
+          return fmt::format("{} is not a whole number from {} to {}", input, lo, hi);
+        }
+        if (error != std::errc() || !decimal) return fmt::format("{} is not a whole number (decimal digits)", input);
+        return {};
+      },
+      fmt::format("INT in [{} - {}]", lo, hi));
+}
+
+const CLI::Validator SeedNumber = WholeNumber(0, std::numeric_limits<std::int64_t>::max());
+
+const CLI::Validator RunNumber = [] {
+  CLI::Validator v = WholeNumber(std::numeric_limits<std::int64_t>::min(), kMaxRun);
+  v.description("");
+  return v;
+}();
 
 CompilerStack::CompilerStack(const GlobalOptions& options) {
   if (!options.no_cache) {

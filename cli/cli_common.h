@@ -2,6 +2,8 @@
 // What every subcommand shares: global options, the compiler stack they imply, and output helpers.
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +42,18 @@ runtime::Target compile_target(const std::string& text);
 // For every floating-point option: CLI11 reads "nan" and "inf" as numbers, and a range check lets nan
 // through (every comparison with it is false).
 extern const CLI::Validator FiniteNumber;
+// For every integer option: a whole number written in decimal, from lo to hi. CLI11 alone reads "-1" into
+// an unsigned option as 2^64-1, saturates 99999999999999999999 to the type's maximum, and reads "010" as
+// octal and "0x10" as hex; these are refused here, and so is anything outside [lo, hi].
+CLI::Validator WholeNumber(std::int64_t lo, std::int64_t hi);
+// Run ids as reading commands take them: any 64-bit integer (one the database lacks is its own error,
+// "holds no run"), but not one beyond (CLI11 would saturate it to the maximum); --help shows just INT.
+extern const CLI::Validator RunNumber;
+inline constexpr std::int64_t kMaxRun = std::numeric_limits<std::int64_t>::max();
+// Seeds: 0 to 2^63-1, exactly (the database keeps a seed as a signed 64-bit integer).
+extern const CLI::Validator SeedNumber;
+// The longest a trial or a compile may be given (one day): beyond it a deadline overflows the clock.
+inline constexpr double kMaxTimeoutSeconds = 86400;
 
 // The run a reading command works on: `requested` when given (UsageError when the database lacks it),
 // else the latest (UsageError when there is none).

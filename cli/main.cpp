@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
   app.name("evotune");
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text, "Print the version of evotune and of what it runs on");
+  // Every option's default in --help (subcommands copy these option defaults when they are added).
+  app.option_defaults()->always_capture_default();
 
   evotune::cli::GlobalOptions globals;
   app.add_option("--cache-dir", globals.cache_dir,

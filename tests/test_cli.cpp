@@ -7,11 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -238,4 +240,85 @@ TEST(Cli, OutputsReplaceOnlyRegularFiles) {
   EXPECT_EQ(to_dev_stdout.exit_code, 0) << to_dev_stdout.output;
   EXPECT_NE(to_dev_stdout.output.find(expected), std::string::npos) << to_dev_stdout.output;
   EXPECT_TRUE(fs::is_symlink("/dev/stdout"));
+}
+
+namespace {
+
+// The names listed under "Subcommands:" in a --help text.
+std::vector<std::string> subcommands_in(const std::string& help) {
+  std::vector<std::string> names;
+  std::istringstream lines(help);
+  bool in_list = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line == "Subcommands:") {
+      in_list = true;
+    } else if (in_list && line.rfind("  ", 0) == 0 && line.size() > 2 && line[2] != ' ') {
+      names.push_back(line.substr(2, line.find(' ', 2) - 2));
+    } else if (in_list && !line.empty() && line[0] != ' ') {
+      in_list = false;
+    }
+  }
+  return names;
+}
+
+struct HelpOption {
+  std::string names, value, description;  // "--db", "TEXT=evotune.db", "evidence database"
+};
+
+// The options of a --help text (CLI11's layout: "  NAMES VALUE" then the description, on the same line
+// after two or more spaces or on the next lines, indented).
+std::vector<HelpOption> options_in(const std::string& help) {
+  std::vector<HelpOption> options;
+  std::istringstream lines(help);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  -", 0) == 0) {
+      const std::string entry = line.substr(2);
+      const std::size_t gap = entry.find("  ");
+      const std::string head = entry.substr(0, gap);
+      HelpOption option;
+      option.names = head.substr(0, head.find(' '));
+      option.value = head.find(' ') == std::string::npos ? "" : head.substr(head.find(' ') + 1);
+      if (gap != std::string::npos) option.description = entry.substr(entry.find_first_not_of(' ', gap));
+      options.push_back(option);
+    } else if (!options.empty() && line.rfind("    ", 0) == 0) {
+      options.back().description.append(" ").append(line, line.find_first_not_of(' '));
+    }
+  }
+  return options;
+}
+
+}  // namespace
+
+// Every option that takes a value shows its default in --help ("=100"), is marked REQUIRED, or says in its
+// description what happens without it ("default: ...", "no default: ..."), in every subcommand.
+TEST(Cli, HelpShowsTheDefaultOfEveryOption) {
+  std::vector<std::string> commands = {""};
+  int checked = 0;
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    const CliRun r = run(commands[i] + " --help");
+    ASSERT_EQ(r.exit_code, 0) << commands[i] << ": " << r.output;
+    for (const std::string& sub : subcommands_in(r.output)) {
+      commands.push_back(commands[i].empty() ? sub : commands[i] + " " + sub);
+    }
+    for (const HelpOption& option : options_in(r.output)) {
+      if (option.value.empty()) continue;  // a flag
+      ++checked;
+      std::string description = option.description;
+      std::transform(description.begin(), description.end(), description.begin(), ::tolower);
+      const bool shown = option.value.find('=') != std::string::npos ||
+                         option.value.find("REQUIRED") != std::string::npos ||
+                         description.find("default") != std::string::npos;
+      EXPECT_TRUE(shown) << "evotune " << commands[i] << " " << option.names << " " << option.value << ": "
+                         << option.description;
+    }
+  }
+  EXPECT_GE(commands.size(), 15u);
+  EXPECT_GE(checked, 50);
+  // The options the issue named show the value itself.
+  const std::string search = run("search --help").output;
+  for (const char* shown : {"=100", "=evo", "=evotune.db", "=sm_90a", "=2", "=3", "=30", "=1", "=60"}) {
+    EXPECT_NE(search.find(shown), std::string::npos) << shown << "\n" << search;
+  }
+  EXPECT_NE(run("top --help").output.find("=10"), std::string::npos);
+  EXPECT_NE(run("report --help").output.find("=10"), std::string::npos);
 }

@@ -300,7 +300,6 @@ TEST(Inputs, ASparseRecordedSpaceIsSearchedOverItsRecordedConfigs) {
   EXPECT_NE(search.output.find("40 trials (40 new), 40 valid"), std::string::npos) << search.output;
 }
 
-
 // Reading a T4 file is bounded in every way (issue 48): a .gz of '[' alone (the parser would build every
 // level, gigabytes) is refused at the nesting limit; a device that never ends (/dev/zero) and a FIFO are
 // refused before anything is read or hashed; a deeply nested plain document is refused before parsing.
@@ -430,6 +429,50 @@ TEST(Inputs, T4ValuesKeepTheirTypeThroughReplayAndExport) {
   EXPECT_EQ(round_trip, original);
   // And the exported document reads back as the same space.
   EXPECT_EQ(evotune::search::T4Space::load(exported).results().size(), values.size());
+}
+
+// Durations beyond a day would overflow the clock's deadline (every trial a timeout, exit 0); each is a
+// usage error, as is a seed outside 0..2^63-1 and an integer option written out of range, with a sign
+// it cannot take, or in another base.
+TEST(Inputs, OutOfRangeDurationsSeedsAndCountsAreUsageErrors) {
+  TempDir dir;
+  const std::string db = (dir.path() / "ranges.db").string();
+  for (const char* value : {"1e10", "1e16", "1e300", "86401"}) {
+    expect_usage_error({"search", "--replay", kT4, "--budget", "2", "--trial-timeout", value, "--db", db},
+                       "--trial-timeout");
+    expect_usage_error({"search", "--replay", kT4, "--budget", "2", "--compile-timeout", value, "--db", db},
+                       "--compile-timeout");
+  }
+  expect_usage_error({"search", "--replay", kT4, "--budget", "2", "--max-minutes", "1e300", "--db", db},
+                     "--max-minutes");
+  for (const char* seed : {"-1", "99999999999999999999", "9223372036854775808", "18446744073709551615", "0x10",
+                           "010", "1.5", "+3", ""}) {
+    expect_usage_error({"search", "--replay", kT4, "--budget", "2", "--seed", seed, "--db", db}, "--seed");
+    expect_usage_error({"strategy-bench", "--t4", kT4, "--budget", "2", "--repeats", "1", "--seed", seed}, "--seed");
+  }
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--budget", "-1"},           {"--budget", "99999999999999999999"}, {"--budget", "010"},
+           {"--history", "-1"},          {"--stop-after-stagnant", "-3"},     {"--lookahead", "0x2"},
+           {"--compile-processes", "-1"}, {"--resume", "99999999999999999999"}, {"--resume", "-2"}}) {
+    std::vector<std::string> command = {"search", "--replay", kT4, "--db", db};
+    command.insert(command.end(), args.begin(), args.end());
+    if (args[0] != "--budget") command.insert(command.end(), {"--budget", "2"});
+    expect_usage_error(command, args[0]);
+  }
+  for (const char* run : {"99999999999999999999", "0x1"}) {
+    expect_usage_error({"top", "--db", db, "--run", run}, "--run");
+    expect_usage_error({"report", "--db", db, "--run", run, "-o", (dir.path() / "r.html").string()}, "--run");
+  }
+  expect_usage_error({"top", "--db", db, "-n", "-5"}, "-n");
+  EXPECT_FALSE(fs::exists(db)) << "a bad option created the database";
+  // The largest seed and a day-long timeout are accepted, and the seed is stored exactly.
+  const ProcessResult ok = run_evotune({"search", "--replay", kT4, "--budget", "2", "--seed", "9223372036854775807",
+                                        "--trial-timeout", "86400", "--db", db});
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  const ProcessResult exported = run_evotune({"export", "--format", "t4", "--db", db});
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  const nlohmann::json t4 = nlohmann::json::parse(exported.output.substr(0, exported.output.rfind('}') + 1));
+  EXPECT_EQ(t4.at("metadata").at("evotune").at("seed").get<std::uint64_t>(), 9223372036854775807u);
 }
 
 TEST(Inputs, AnEvoOptionGivenTwiceIsAUsageError) {
