@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "runtime/cuda_driver.h"
@@ -321,4 +322,30 @@ TEST(Cli, HelpShowsTheDefaultOfEveryOption) {
   }
   EXPECT_NE(run("top --help").output.find("=10"), std::string::npos);
   EXPECT_NE(run("report --help").output.find("=10"), std::string::npos);
+}
+
+// An unknown subcommand or option names the nearest valid one, in one line, exit 2.
+TEST(Cli, UnknownCommandsAndOptionsSuggestTheNearestName) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"serach", "evotune: error: unknown command 'serach'; did you mean 'search'?\n"},
+      {"rpeort --db x.db", "evotune: error: unknown command 'rpeort'; did you mean 'report'?\n"},
+      {"cache claer", "evotune: error: unknown command 'claer' for cache; did you mean 'clear'?\n"},
+      {"search --bugdet 5", "evotune: error: unknown option '--bugdet' for search; did you mean '--budget'? (see "
+                            "evotune search --help)\n"},
+      {"top --formt=json", "evotune: error: unknown option '--formt' for top; did you mean '--format'? (see "
+                           "evotune top --help)\n"},
+      {"--no-cahce devices", "evotune: error: unknown option '--no-cahce'; did you mean '--no-cache'? (see "
+                             "evotune --help)\n"},
+      {"no-such-command", "evotune: error: unknown command 'no-such-command' (see evotune --help)\n"},
+      {"devices --bogus", "evotune: error: unknown option '--bogus' for devices (see evotune devices --help)\n"},
+  };
+  for (const auto& [args, expected] : cases) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(r.output, expected) << args;
+  }
+  // Hidden commands and options are never suggested.
+  const CliRun hidden = run("compile-serve");
+  EXPECT_EQ(hidden.exit_code, 2);
+  EXPECT_EQ(hidden.output.find("compile-server"), std::string::npos) << hidden.output;
 }
