@@ -11,11 +11,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <vector>
 
 #include "runtime/errors.h"
@@ -49,6 +51,32 @@ const CLI::Validator FiniteNumber(
       return {};
     },
     "FINITE", "finite number");
+
+CLI::Validator WholeNumber(std::int64_t lo, std::int64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& input) -> std::string {
+        std::int64_t value = 0;
+        const char* end = input.data() + input.size();
+        const auto [stop, error] = std::from_chars(input.data(), end, value);
+        const bool decimal = !input.empty() && stop == end && (input.size() == 1 || input[0] != '0') &&
+                             input.rfind("-0", 0) != 0;
+        const bool outside = error == std::errc() && (value < lo || value > hi);
+        if (error == std::errc::result_out_of_range || (decimal && outside)) {
+          return fmt::format("{} is not a whole number from {} to {}", input, lo, hi);
+        }
+        if (error != std::errc() || !decimal) return fmt::format("{} is not a whole number (decimal digits)", input);
+        return {};
+      },
+      fmt::format("INT in [{} - {}]", lo, hi));
+}
+
+const CLI::Validator SeedNumber = WholeNumber(0, std::numeric_limits<std::int64_t>::max());
+
+const CLI::Validator RunNumber = [] {
+  CLI::Validator v = WholeNumber(std::numeric_limits<std::int64_t>::min(), kMaxRun);
+  v.description("");
+  return v;
+}();
 
 CompilerStack::CompilerStack(const GlobalOptions& options) {
   if (!options.no_cache) {
@@ -185,18 +213,59 @@ void require_database(const std::string& db) {
   }
 }
 
-void write_output_file(const std::string& path, const std::string& text) {
-  if (path.empty() || path == "-") {
-    std::cout << text;
+namespace {
+
+// Writes all of `text` to an open descriptor; the error text, or empty.
+std::string write_all(int fd, const std::string& text) {
+  for (std::size_t written = 0; written < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::strerror(n < 0 ? errno : EIO);
+    written += static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
+// A stream, not a file: a FIFO or a character device (/dev/null, a terminal) is written straight into,
+// opened for writing, never renamed over.
+void write_into(const std::string& path, const fs::path& target, const std::string& text) {
+  const int fd = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  std::string failure = write_all(fd, text);
+  if (::close(fd) != 0 && failure.empty()) failure = std::strerror(errno);
+  if (!failure.empty()) throw std::runtime_error(fmt::format("cannot write {}: {}", path, failure));
+}
+
+// One of this process's descriptors named through /proc/self/fd or /dev/fd (/dev/stdout is one): written
+// into, as "-" writes standard output. -1 when `link` is not one.
+int own_descriptor(const fs::path& link) {
+  std::error_code ec;
+  const fs::path directory = fs::canonical(link.has_parent_path() ? link.parent_path() : fs::path("."), ec);
+  if (ec) return -1;
+  if (directory != fs::path("/proc/self/fd") && directory != fs::path(fmt::format("/proc/{}/fd", ::getpid()))) {
+    return -1;
+  }
+  const std::string name = link.filename().string();
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (name.empty() || name.size() > 9 || !std::all_of(name.begin(), name.end(), digit)) return -1;
+  return std::stoi(name);
+}
+
+void write_to_descriptor(const std::string& path, int fd, const std::string& text) {
+  if (fd == STDOUT_FILENO) {
+    std::cout << text << std::flush;
+    if (!std::cout) throw std::runtime_error(fmt::format("cannot write {}: standard output failed", path));
     return;
   }
-  fs::path target = path;
-  std::error_code ec;
-  if (fs::is_symlink(target, ec)) {
-    const fs::path through = fs::weakly_canonical(fs::absolute(target), ec);
-    if (!ec) target = through;
+  if (const std::string failure = write_all(fd, text); !failure.empty()) {
+    throw std::runtime_error(fmt::format("cannot write {}: {}", path, failure));
   }
-  if (fs::is_directory(target, ec)) throw UsageError(fmt::format("cannot write {}: it is a directory", path));
+}
+
+// Regular files (and paths that do not exist yet) are replaced atomically: a temporary of a unique name in
+// the same directory, renamed into place.
+void replace_atomically(const std::string& path, const fs::path& target, const std::string& text) {
+  std::error_code ec;
   const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
   if (!fs::is_directory(directory, ec)) {
     throw UsageError(fmt::format("cannot write {}: there is no directory {}", path, directory.string()));
@@ -215,16 +284,7 @@ void write_output_file(const std::string& path, const std::string& text) {
     throw std::runtime_error(fmt::format("cannot write {}: cannot create a file in {}: {}", path, directory.string(),
                                          std::strerror(errno)));
   }
-  std::string failure;
-  for (std::size_t written = 0; failure.empty() && written < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      failure = std::strerror(errno);
-    } else {
-      written += static_cast<std::size_t>(n);
-    }
-  }
+  std::string failure = write_all(fd, text);
   // fsync before the rename: after a crash the output is the old file or the whole new one.
   if (failure.empty() && (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0)) failure = std::strerror(errno);
   if (::close(fd) != 0 && failure.empty()) failure = std::strerror(errno);
@@ -232,6 +292,51 @@ void write_output_file(const std::string& path, const std::string& text) {
   if (!failure.empty()) {
     ::unlink(temporary.c_str());
     throw std::runtime_error(fmt::format("cannot write {}: {}", path, failure));
+  }
+}
+
+}  // namespace
+
+void write_output_file(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    write_to_descriptor("standard output", STDOUT_FILENO, text);
+    return;
+  }
+  // Symlinks are followed one link at a time (a dangling one too, to the file it names), so the link itself
+  // is never replaced; a link into /proc/self/fd is this process's own descriptor.
+  fs::path target = path;
+  for (int links = 0;; ++links) {
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) != 0) {
+      if (errno == ENOENT) break;
+      throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+    }
+    if (!S_ISLNK(st.st_mode)) break;
+    if (const int fd = own_descriptor(target); fd >= 0) {
+      write_to_descriptor(path, fd, text);
+      return;
+    }
+    if (links == 40) throw UsageError(fmt::format("cannot write {}: too many levels of symbolic links", path));
+    std::error_code ec;
+    const fs::path link = fs::read_symlink(target, ec);
+    if (ec) throw std::runtime_error(fmt::format("cannot write {}: {}", path, ec.message()));
+    target = link.is_absolute() ? link : target.parent_path() / link;
+  }
+  struct stat st {};
+  if (::stat(target.c_str(), &st) != 0) {
+    if (errno != ENOENT) throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+    replace_atomically(path, target, text);
+  } else if (S_ISREG(st.st_mode)) {
+    replace_atomically(path, target, text);
+  } else if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+    write_into(path, target, text);
+  } else {
+    const char* what = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    throw UsageError(
+        fmt::format("cannot write {}: it is {}; give a file, a named pipe or a character device", path, what));
   }
 }
 

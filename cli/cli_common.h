@@ -2,6 +2,8 @@
 // What every subcommand shares: global options, the compiler stack they imply, and output helpers.
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +42,18 @@ runtime::Target compile_target(const std::string& text);
 // For every floating-point option: CLI11 reads "nan" and "inf" as numbers, and a range check lets nan
 // through (every comparison with it is false).
 extern const CLI::Validator FiniteNumber;
+// For every integer option: a whole number written in decimal, from lo to hi. CLI11 alone reads "-1" into
+// an unsigned option as 2^64-1, saturates 99999999999999999999 to the type's maximum, and reads "010" as
+// octal and "0x10" as hex; these are refused here, and so is anything outside [lo, hi].
+CLI::Validator WholeNumber(std::int64_t lo, std::int64_t hi);
+// Run ids as reading commands take them: any 64-bit integer (one the database lacks is its own error,
+// "holds no run"), but not one beyond (CLI11 would saturate it to the maximum); --help shows just INT.
+extern const CLI::Validator RunNumber;
+inline constexpr std::int64_t kMaxRun = std::numeric_limits<std::int64_t>::max();
+// Seeds: 0 to 2^63-1, exactly (the database keeps a seed as a signed 64-bit integer).
+extern const CLI::Validator SeedNumber;
+// The longest a trial or a compile may be given (one day): beyond it a deadline overflows the clock.
+inline constexpr double kMaxTimeoutSeconds = 86400;
 
 // The run a reading command works on: `requested` when given (UsageError when the database lacks it),
 // else the latest (UsageError when there is none).
@@ -60,10 +74,13 @@ void require_database(const std::string& db);
 // `text` on one line, for a message: line breaks become \n and \r, other control bytes '?'. Every error
 // message goes through it (cli/main.cpp), and so does whatever a progress message quotes from a database.
 std::string one_line(const std::string& text);
-// Writes `text` to a temporary file of a unique name in the directory of `path` and renames it into place,
-// so a reader never sees half a file, a failed write leaves an earlier file untouched and no temporary
-// behind, and two writers never share a temporary. A symlink is written through (its target is
-// replaced). "-" (or empty) writes to standard output.
+// Writes `text` to `path`. A regular file, or a path that does not exist yet, is written to a temporary file
+// of a unique name in its directory and renamed into place, so a reader never sees half a file, a failed
+// write leaves an earlier file untouched and no temporary behind, and two writers never share a temporary.
+// A symlink is never replaced itself: what it resolves to is written (a dangling one's target is created).
+// A FIFO or a character device (/dev/null, a terminal, a named pipe) is written straight into, and
+// /dev/stdout, /dev/fd/N and /proc/self/fd/N write into this process's descriptor, as "-" (or empty)
+// writes standard output. A directory, block device or socket is a UsageError.
 void write_output_file(const std::string& path, const std::string& text);
 // Now, UTC, ISO 8601 to the second: "2026-11-21T19:03:47Z".
 std::string utc_timestamp();

@@ -344,19 +344,20 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
                   "it is scheduled while the attention kernel runs, sm_90+) or after it (plain)")
       ->check(CLI::IsMember({"pdl", "plain"}))
       ->capture_default_str();
-  cmd->add_option("--device", opt->device, "GPU ordinal")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--reps", opt->repetitions, "timed repetitions")->check(CLI::Range(3, 100000));
+  cmd->add_option("--device", opt->device, "GPU ordinal")->check(WholeNumber(0, 1023));
+  cmd->add_option("--reps", opt->repetitions, "timed repetitions")->check(WholeNumber(3, 100000));
   cmd->add_option("--batch", opt->batch,
                   "launches per timed sample, for the kernel and every baseline: 1 times single launches, N > 1 "
                   "a CUDA graph of N back-to-back launches (L2 flushed before each sample); 0 (the default): "
                   "the kernel's length decides (a graph below 20 us), and the baselines are timed as it was")
-      ->check(CLI::Range(0, 1000));
-  cmd->add_option("--seed", opt->seed, "input seed");
+      ->check(WholeNumber(0, 1000));
+  cmd->add_option("--seed", opt->seed, "input seed, 0 to 2^63-1")->check(SeedNumber);
   cmd->add_flag("--check", opt->check,
                 "build the kernel with bounded barrier waits: a wait that nothing completes within 4 s prints "
                 "which CTA waited and traps (a launch error, exit 1) instead of hanging the GPU");
   cmd->add_flag("--json", opt->json, "print one JSON object (the format compare_sdpa.py reads)");
-  cmd->add_option("--json-out", opt->json_out, "also append that JSON object, as one line, to this file");
+  cmd->add_option("--json-out", opt->json_out,
+                  "also append that JSON object, as one line, to this file (default: none)");
   cmd->add_flag("!--no-baseline", opt->baseline,
                 "skip every baseline: the unfused cuBLAS one, the peak measurements and PyTorch SDPA");
   cmd->add_option("--library-baseline", opt->library_baseline,
@@ -366,7 +367,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
       ->check(CLI::IsMember({"auto", "off"}))
       ->capture_default_str();
   cmd->add_option("--library-reps", opt->library_reps, "timed samples per SDPA backend")
-      ->check(CLI::Range(3, 100000))
+      ->check(WholeNumber(3, 100000))
       ->capture_default_str();
   cmd->callback([opt, &globals] { run_bench(*opt, globals); });
 }
@@ -381,7 +382,8 @@ void add_compile_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--config", opt->config,
                   "the config, as for bench ('default[,NAME=VALUE,...]': the problem-aware default for the target)");
   cmd->add_option("--target", opt->target, "compile target, e.g. sm_80, sm_90a");
-  cmd->add_option("--cubin-out", opt->cubin_out, "write the CUBIN here (for cuobjdump -sass / nvdisasm)");
+  cmd->add_option("--cubin-out", opt->cubin_out,
+                  "write the CUBIN here (for cuobjdump -sass / nvdisasm; default: none)");
   cmd->callback([opt, &globals] {
     attention::Problem problem = attention::Problem::parse(opt->problem);
     runtime::Target target = compile_target(opt->target);

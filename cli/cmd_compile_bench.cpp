@@ -100,18 +100,19 @@ void add_compile_bench_command(CLI::App& app, const GlobalOptions&) {
     std::string json_out;
   };
   auto opt = std::make_shared<Options>();
-  cmd->add_option("--count", opt->count, "distinct kernel variants to compile")->check(CLI::Range(1, 1024));
+  cmd->add_option("--count", opt->count, "distinct kernel variants to compile")->check(WholeNumber(1, 1024));
   cmd->add_option("--threads", opt->threads,
                   "NVRTC in this process on T threads; a list (1,8,16) measures each (default: one per hardware "
                   "thread, unless --processes is given)");
   cmd->add_option("--processes", opt->processes,
-                  "NVRTC in P compile processes (evotune compile-server), as searches compile; a list measures each");
+                  "NVRTC in P compile processes (evotune compile-server), as searches compile; a list measures each "
+                  "(default: none, threads only)");
   cmd->add_option("--kernel", opt->kernel, "smoke (a tiny reduction kernel) or attention (configs of --problem)")
       ->check(CLI::IsMember({"smoke", "attention"}));
   cmd->add_option("--problem", opt->problem, "attention problem whose configs --kernel attention compiles");
   cmd->add_option("--target", opt->target, "compile target, e.g. sm_80, sm_90a");
   cmd->add_flag("--json", opt->json, "print JSON (one object per setting)");
-  cmd->add_option("--json-out", opt->json_out, "also write that JSON to this file");
+  cmd->add_option("--json-out", opt->json_out, "also write that JSON to this file (default: none)");
   cmd->callback([opt] {
     const runtime::Target target = compile_target(opt->target);
     struct Setting {

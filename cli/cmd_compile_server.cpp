@@ -47,7 +47,8 @@ void add_compile_server_command(CLI::App& app, const GlobalOptions&) {
   };
   auto opt = std::make_shared<Options>();
   cmd->add_option("--cuda-include", opt->cuda_include, "CUDA include directory NVRTC uses")->required();
-  cmd->add_option("--nice", opt->niceness, "scheduling priority offset (nice) of this process")->check(CLI::Range(0, 19));
+  cmd->add_option("--nice", opt->niceness, "scheduling priority offset (nice) of this process")
+      ->check(WholeNumber(0, 19));
   cmd->add_option("--test-crash-on", opt->crash_on)->group("");
   cmd->add_option("--test-hang-on", opt->hang_on)->group("");
   cmd->callback([opt] {

@@ -42,7 +42,9 @@ void add_evidence_commands(CLI::App& app, const GlobalOptions&) {
   auto log = app.add_subcommand("log", "Print the evolution log (the evo_log view): one row per run x generation");
   auto log_opt = std::make_shared<Options>();
   log->add_option("--db", log_opt->db, "evidence database");
-  log->add_option("--run", log_opt->run, "run id (default: all runs)");
+  log->add_option("--run", log_opt->run, "run id (default: all runs)")
+      ->check(RunNumber)
+      ->default_str("");
   log->add_option("--format", log_opt->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   log->callback([log_opt] {
     require_database(log_opt->db);
@@ -80,8 +82,10 @@ void add_evidence_commands(CLI::App& app, const GlobalOptions&) {
   auto top = app.add_subcommand("top", "The fastest valid trials of a run");
   auto top_opt = std::make_shared<Options>();
   top->add_option("--db", top_opt->db, "evidence database");
-  top->add_option("--run", top_opt->run, "run id (default: the latest)");
-  top->add_option("-n", top_opt->k, "how many")->check(CLI::Range(1, 100000));
+  top->add_option("--run", top_opt->run, "run id (default: the latest)")
+      ->check(RunNumber)
+      ->default_str("");
+  top->add_option("-n", top_opt->k, "how many")->check(WholeNumber(1, 100000));
   top->add_option("--format", top_opt->format, "table or json (every recorded field but the raw samples)")
       ->check(CLI::IsMember({"table", "json"}));
   top->callback([top_opt] {

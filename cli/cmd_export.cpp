@@ -297,7 +297,8 @@ void add_export_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--out,-o", opt->out,
                   "output file (header: default tuned_attention.h; csv, t4: default standard output, or -)");
   auto* run = cmd->add_option("--run", opt->run, "run id (header: only this run's winner; csv, t4: default latest)")
-                  ->check(CLI::PositiveNumber);
+                  ->check(WholeNumber(1, kMaxRun))
+                  ->default_str("");
   cmd->add_flag("--best-per-problem", opt->best_per_problem,
                 "header: the fastest config of every (device, problem) in the database (the default)")
       ->excludes(run);

@@ -20,9 +20,11 @@ void add_report_command(CLI::App& app, const GlobalOptions&) {
       "report",
       "Write one self-contained HTML page about a run: convergence, tunables, roofline, top trials");
   report->add_option("--db", options->db, "evidence database");
-  report->add_option("--run", options->run, "run id (default: the latest)");
+  report->add_option("--run", options->run, "run id (default: the latest)")
+      ->check(RunNumber)
+      ->default_str("");
   report->add_option("--top", options->top, "how many of the fastest trials to list")
-      ->check(CLI::Range(1, 1000));
+      ->check(WholeNumber(1, 1000));
   report->add_option("-o,--out", options->out, "the HTML file to write")->required();
   report->callback([options] {
     refuse_database_as_output(options->out, options->db);

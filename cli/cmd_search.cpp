@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <list>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -39,6 +40,7 @@
 #include "search/attention_space.h"
 #include "search/coordinator.h"
 #include "search/prepare_ahead.h"
+#include "search/t4.h"
 #include "search/worker_pool.h"
 #include "search/worker_protocol.h"
 #include "templates/attention/attention_family.h"
@@ -466,15 +468,9 @@ class RunClaim {
   std::int64_t run_id_;
 };
 
-// The recorded space's bytes, hashed: what a resume compares with the run's.
-std::string file_sha256(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open()) throw UsageError(fmt::format("cannot open {}", path));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) throw UsageError(fmt::format("cannot read {}", path));
-  return runtime::sha256_hex(bytes.str());
-}
+// The recorded space's bytes, hashed: what a resume compares with the run's. Read as T4Space::load reads
+// them: a regular file of at most search::kT4MaxDocumentBytes (a device such as /dev/zero never ends).
+std::string file_sha256(const std::string& path) { return runtime::sha256_hex(search::read_t4_file(path)); }
 
 std::string absolute_path(const std::string& path) {
   std::error_code ec;
@@ -969,21 +965,25 @@ std::function<void()> interruptible(std::function<void()> command) {
 void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   auto* cmd = app.add_subcommand("search", "Search a space and record every trial in the evidence database");
   auto opt = std::make_shared<Options>();
-  cmd->add_option("--replay", opt->replay, "evaluate against a recorded space (Kernel Tuner T4 file) instead of a GPU")
+  cmd->add_option("--replay", opt->replay,
+                  "evaluate against a recorded space (Kernel Tuner T4 file) instead of a GPU (no default: give "
+                  "--problem or --replay)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--problem", opt->problem, "attention problem, e.g. b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16");
+  cmd->add_option("--problem", opt->problem,
+                  "attention problem, e.g. b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16 (no default: give --problem "
+                  "or --replay)");
   cmd->add_flag("--compile-only", opt->compile_only,
                 "no GPU: prepare (compile) the configs a search would consider into the cubin cache and record "
                 "their resources");
   cmd->add_option("--target", opt->target, "compile target for --compile-only, e.g. sm_90a, sm_80");
   cmd->add_option("--compile-processes", opt->compile_processes,
                   "compile processes (evotune compile-server) running NVRTC at once (0: one per hardware thread)")
-      ->check(CLI::Range(0u, 1024u));
+      ->check(WholeNumber(0, 1024));
   cmd->add_option("--compile-timeout", opt->compile_timeout,
                   "seconds a config's compile may take before it is killed and recorded as compile_timeout (0: no "
-                  "limit; kept for --resume)")
+                  "limit; at most a day; kept for --resume)")
       ->check(FiniteNumber)
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0.0, kMaxTimeoutSeconds));
   cmd->add_option("--space", opt->space,
                   "default: valid configs less those known not to pay (mma=scalar on sm_80+: see README); all: every "
                   "valid config (kept for --resume)")
@@ -991,7 +991,7 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--lookahead", opt->lookahead,
                   "batches proposed ahead of their results, so the next batch compiles while this one is timed (1: "
                   "every batch sees every earlier result; kept for --resume)")
-      ->check(CLI::Range(1, 8));
+      ->check(WholeNumber(1, 8));
   cmd->add_option("--library-baseline", opt->library_baseline,
                   "auto: after the search, time PyTorch SDPA's flash and cuDNN backends on the same problem and "
                   "device (scripts/compare_sdpa.py through python3 with torch) and record them as the run's "
@@ -1001,28 +1001,36 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--strategy", opt->strategy, "evo, random or exhaustive")
       ->check(CLI::IsMember({"evo", "random", "exhaustive"}));
   cmd->add_option("--evo", opt->evo,
-                  "evo options over the defaults, e.g. offspring=12 (see README: choosing the evo defaults)");
-  cmd->add_option("--budget", opt->budget, "trials (invalid ones count)")->check(CLI::Range(1, 10000000));
+                  "evo options over the defaults, e.g. offspring=12 (see README: choosing the evo defaults; "
+                  "default: none, evo's defaults)");
+  cmd->add_option("--budget", opt->budget, "trials (invalid ones count)")->check(WholeNumber(1, 10000000));
   cmd->add_option("--max-minutes", opt->max_minutes,
-                  "also stop after this much wall time in this invocation (the run stays resumable; 0: no limit)")
+                  "also stop after this much wall time in this invocation (the run stays resumable; 0: no limit; at "
+                  "most 30 days)")
       ->check(FiniteNumber)
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0.0, 30 * 24 * 60.0));
   cmd->add_option("--stop-after-stagnant", opt->stop_after_stagnant,
                   "also stop after N generations in a row without a new best (0: never; kept for --resume)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--seed", opt->seed, "strategy seed");
+      ->check(WholeNumber(0, 1000000));
+  cmd->add_option("--seed", opt->seed, "strategy seed, 0 to 2^63-1")->check(SeedNumber);
   cmd->add_option("--db", opt->db, "evidence database (SQLite)");
-  cmd->add_option("--resume", opt->resume, "continue run N exactly where it stopped");
+  cmd->add_option("--resume", opt->resume, "continue run N exactly where it stopped (default: start a new run)")
+      ->check(WholeNumber(1, std::numeric_limits<std::int64_t>::max()))
+      ->default_str("");  // 0 stands for "no run"; the description says so
   cmd->add_option("--history", opt->history,
                   "seed evo with the best configs of up to N earlier runs in the database, nearest problem first (0: none)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(WholeNumber(0, 100000));
   cmd->add_option("--devices", opt->devices,
-                  "evaluate in `evotune worker` processes, one per listed device, in parallel (e.g. 0,1)");
-  cmd->add_option("--trial-timeout", opt->trial_timeout, "seconds before a worker's trial is killed as a timeout")
+                  "evaluate in `evotune worker` processes, one per listed device, in parallel (e.g. 0,1; default: "
+                  "device 0 for --problem, this process for --replay)");
+  cmd->add_option("--trial-timeout", opt->trial_timeout,
+                  "seconds before a worker's trial is killed as a timeout (above 0, at most a day)")
       ->check(FiniteNumber)
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(0.0, kMaxTimeoutSeconds));
   cmd->add_option("--summary-json", opt->summary_json,
-                  "GPU search: also write the final figures (trials, wall time, GPU busy and waiting, compiles) as JSON");
+                  "GPU search: also write the final figures (trials, wall time, GPU busy and waiting, compiles) as "
+                  "JSON (default: none)");
   // Test only: kill this process with SIGKILL after N newly recorded trials (the resume test uses it), make
   // the workers abort / hang on their Nth request, or the compile processes crash / hang on configs whose
   // label contains a marker (the crash and timeout tests), or make each replayed evaluation take N ms (in

@@ -14,9 +14,10 @@ void add_selftest_command(CLI::App& app, const GlobalOptions& globals) {
     unsigned threads = 0;
   };
   auto opt = std::make_shared<Options>();
-  cmd->add_option("--device", opt->device, "GPU ordinal")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--variants", opt->variants, "Distinct kernels to compile and run")->check(CLI::Range(1, 128));
-  cmd->add_option("--threads", opt->threads, "Compile threads (0: one per hardware thread)");
+  cmd->add_option("--device", opt->device, "GPU ordinal")->check(WholeNumber(0, 1023));
+  cmd->add_option("--variants", opt->variants, "Distinct kernels to compile and run")->check(WholeNumber(1, 128));
+  cmd->add_option("--threads", opt->threads, "Compile threads (0: one per hardware thread)")
+      ->check(WholeNumber(0, 1024));
   cmd->callback([opt, &globals] {
     CompilerStack stack(globals);
     harness::SmokeSelfTest report =

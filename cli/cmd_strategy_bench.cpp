@@ -26,16 +26,22 @@ void add_strategy_bench_command(CLI::App& app, const GlobalOptions&) {
     bool json = false;
   };
   auto opt = std::make_shared<Options>();
-  cmd->add_option("--t4", opt->t4, "T4 file(s), .json or .json.gz")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--budget", opt->budget, "evaluations per search (invalid configs count)")->check(CLI::Range(1, 1000000));
-  cmd->add_option("--repeats", opt->repeats, "independent searches per strategy")->check(CLI::Range(1, 100000));
+  cmd->add_option("--t4", opt->t4, "T4 file(s), .json or .json.gz")
+      ->required()
+      ->check(CLI::ExistingFile)
+      ->default_str("");
+  cmd->add_option("--budget", opt->budget, "evaluations per search (invalid configs count)")
+      ->check(WholeNumber(1, 1000000));
+  cmd->add_option("--repeats", opt->repeats, "independent searches per strategy")->check(WholeNumber(1, 100000));
   cmd->add_option("--strategies", opt->strategies, "comma-separated: random, evo, exhaustive");
-  cmd->add_option("--seed", opt->seed, "seed of the first repeat");
-  cmd->add_option("--evo", opt->evo, "override evo's knobs, e.g. population=12,local_rate=0.5 (see README)");
+  cmd->add_option("--seed", opt->seed, "seed of the first repeat, 0 to 2^63-1")->check(SeedNumber);
+  cmd->add_option("--evo", opt->evo,
+                  "override evo's knobs, e.g. population=12,local_rate=0.5 (see README; default: none, evo's "
+                  "defaults)");
   cmd->add_option("--lookahead", opt->lookahead,
                   "batches proposed ahead of their results, as `search --lookahead` does (1: each batch sees every "
                   "earlier result)")
-      ->check(CLI::Range(1, 8));
+      ->check(WholeNumber(1, 8));
   cmd->add_flag("--json", opt->json, "print JSON");
   cmd->callback([opt] {
     std::vector<std::string> names;

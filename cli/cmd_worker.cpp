@@ -27,10 +27,14 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
     int repetitions = 30;
   };
   auto opt = std::make_shared<Options>();
-  cmd->add_option("--device", opt->device, "GPU ordinal")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--replay", opt->replay, "answer from a recorded space (T4 file)")->check(CLI::ExistingFile);
-  cmd->add_option("--problem", opt->problem, "evaluate prepared attention kernels for this problem on the GPU");
-  cmd->add_option("--reps", opt->repetitions, "timed repetitions per config")->check(CLI::Range(3, 100000));
+  cmd->add_option("--device", opt->device, "GPU ordinal")->check(WholeNumber(0, 1023));
+  cmd->add_option("--replay", opt->replay,
+                  "answer from a recorded space (T4 file; no default: give --replay or --problem)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--problem", opt->problem,
+                  "evaluate prepared attention kernels for this problem on the GPU (no default: give --replay or "
+                  "--problem)");
+  cmd->add_option("--reps", opt->repetitions, "timed repetitions per config")->check(WholeNumber(3, 100000));
   // Test only: abort (SIGABRT), or hang forever, on the Nth request, so the coordinator's crash and
   // timeout handling can be tested without a faulty kernel.
   cmd->add_option("--test-abort-at", opt->abort_at)->group("");

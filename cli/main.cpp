@@ -8,7 +8,10 @@
 #include <sqlite3.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
+#include <string_view>
+#include <vector>
 
 #include "cli/cli_common.h"
 #include "evidence/store.h"
@@ -24,6 +27,78 @@
 namespace {
 
 constexpr int kInternalError = 4;
+
+// Edits (insertions, deletions, substitutions) from one name to another.
+std::size_t levenshtein(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The candidate nearest to `given`, when it is near enough to be a typo (a third of its letters, at
+// least two); empty otherwise.
+std::string nearest(std::string_view given, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = std::string::npos;
+  for (const std::string& candidate : candidates) {
+    const std::size_t d = levenshtein(given, candidate);
+    const std::size_t allowed = std::max<std::size_t>(2, std::max(given.size(), candidate.size()) / 3);
+    if (d <= allowed && d < candidate.size() && d < best_distance) {
+      best = candidate;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+// After a parse error: the first argument some (sub)command did not know, said as an unknown command or
+// option with the nearest valid name when one is near ("unknown command 'serach'; did you mean
+// 'search'?"); empty when every argument was known (the error is about something else).
+std::string unknown_argument_message(const CLI::App& app) {
+  std::vector<const CLI::App*> chain = {&app};
+  while (!chain.back()->get_subcommands().empty()) chain.push_back(chain.back()->get_subcommands().front());
+  std::string path;
+  for (const CLI::App* command : chain) {
+    if (command != &app) path += (path.empty() ? "" : " ") + command->get_name();
+    const std::vector<std::string> remaining = command->remaining();
+    if (remaining.empty()) continue;
+    const std::string& given = remaining.front();
+    const std::string help = fmt::format("see evotune {}--help", path.empty() ? "" : path + " ");
+    const std::string where = path.empty() ? "" : fmt::format(" for {}", path);
+    if (given.size() > 1 && given[0] == '-') {
+      const std::string name = given.substr(0, given.find('='));
+      std::vector<std::string> options;
+      for (const CLI::Option* option : command->get_options()) {
+        if (option->get_group().empty()) continue;  // hidden (test-only) options are not suggested
+        for (const std::string& l : option->get_lnames()) options.push_back("--" + l);
+        for (const std::string& s : option->get_snames()) options.push_back("-" + s);
+      }
+      const std::string suggestion = nearest(name, options);
+      if (!suggestion.empty()) {
+        return fmt::format("unknown option '{}'{}; did you mean '{}'? ({})", name, where, suggestion, help);
+      }
+      return fmt::format("unknown option '{}'{} ({})", name, where, help);
+    }
+    std::vector<std::string> commands;
+    for (const CLI::App* sub : command->get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); })) {
+      commands.push_back(sub->get_name());
+    }
+    if (commands.empty()) return fmt::format("unexpected argument '{}'{} ({})", given, where, help);
+    const std::string suggestion = nearest(given, commands);
+    if (!suggestion.empty()) return fmt::format("unknown command '{}'{}; did you mean '{}'?", given, where, suggestion);
+    return fmt::format("unknown command '{}'{} ({})", given, where, help);
+  }
+  return {};
+}
 
 std::string version_text() {
   std::string driver = "no CUDA driver";
@@ -51,6 +126,8 @@ int main(int argc, char** argv) {
   app.footer("Exit codes: 0 success, 1 failure, 2 usage error, 3 no CUDA driver or device, 4 internal error,\n"
              "130 / 143 a search interrupted by SIGINT (Ctrl-C) / SIGTERM: what finished is recorded and\n"
              "one line says how to resume it.");
+  // Every option's default in --help (subcommands copy these option defaults when they are added).
+  app.option_defaults()->always_capture_default();
 
   evotune::cli::GlobalOptions globals;
   app.add_option("--cache-dir", globals.cache_dir,
@@ -80,6 +157,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (const std::string unknown = unknown_argument_message(app); !unknown.empty()) {
+      fmt::print(stderr, "evotune: error: {}\n", one_line(unknown));
+      return 2;
+    }
     fmt::print(stderr, "evotune: error: {} (see evotune --help)\n", one_line(e.what()));
     return 2;
   } catch (const evotune::UsageError& e) {

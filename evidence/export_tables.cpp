@@ -97,11 +97,12 @@ std::vector<std::pair<std::string, std::string>> config_labels(const TrialRecord
 //   metadata.evotune         the run: run_id, family, problem, problem_json, strategy, seed, budget, device,
 //                            versions, options, created_at, status, and compiled_not_exported (below)
 //   results[]                one per trial, in seq order:
-//     configuration          tunable name -> value from the trial's config labels: an integer label as a
-//                            JSON integer ("128" -> 128), any other label as a string ("mma_sync"). A
-//                            replayed T4 space's labels are the JSON text of the recorded values ("0.5",
-//                            "\"float\""), so a label that is a JSON number or string is written as that
-//                            value, and exporting a replay gives back the values it replayed.
+//     configuration          tunable name -> value from the trial's config labels: a label that is JSON
+//                            text of a number, boolean or string is written as that value ("128" -> 128,
+//                            "0.5" -> 0.5, "true" -> true, "\"1\"" -> "1"), any other label as a string
+//                            ("mma_sync"). A replayed T4 space's labels are type-faithful
+//                            (search::t4_label), so exporting a replay gives back exactly the values it
+//                            replayed, a string "1" as "1" and a number 1 as 1.
 //     times.compilation      compile_seconds x 1000. The schema's list names "compilation_time", but Kernel
 //                            Tuner writes "compilation", and so do the published files and the tools that
 //                            read them (autotuning_methodology), so evotune follows them.
@@ -125,7 +126,7 @@ std::vector<std::pair<std::string, std::string>> config_labels(const TrialRecord
 
 nlohmann::json configuration_value(const std::string& label) {
   nlohmann::json parsed = nlohmann::json::parse(label, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_number() || parsed.is_string()) return parsed;
+  if (parsed.is_number() || parsed.is_boolean() || parsed.is_string()) return parsed;
   return label;
 }
 

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -21,6 +22,14 @@
 #include "evidence/json_text.h"
 
 namespace evotune::evidence {
+namespace {
+
+// A time or rate the charts can draw: finite and above zero (their axes are logarithmic). A database may
+// hold anything else (a median of 0, a negative one, inf), which is left out of every chart.
+bool chartable(double value) { return std::isfinite(value) && value > 0; }
+bool chartable(const std::optional<double>& value) { return value && chartable(*value); }
+
+}  // namespace
 
 ReportInput gather_report_input(const Store& store, std::int64_t run_id, int top_k) {
   std::optional<RunInfo> info = store.run_info(run_id);
@@ -45,7 +54,7 @@ ReportInput gather_report_input(const Store& store, std::int64_t run_id, int top
     }
     ComparableRun other{.run = row, .valid = {}};
     for (const TrialRecord& trial : store.trials(row.id)) {
-      if (trial.status == "ok" && trial.median_us) other.valid.push_back({trial.seq, *trial.median_us});
+      if (trial.status == "ok" && chartable(trial.median_us)) other.valid.push_back({trial.seq, *trial.median_us});
     }
     input.comparable_runs.push_back(std::move(other));
   }
@@ -212,8 +221,10 @@ struct Scale {
   }
 };
 
-// Steps of 1, 2 or 5 times a power of ten, about `target` of them.
+// Steps of 1, 2 or 5 times a power of ten, about `target` of them; none for a range that is not finite
+// (its loop would not end).
 std::vector<double> linear_ticks(double lo, double hi, int target) {
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo)) return {};
   const double raw = (hi - lo) / target;
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
   double step = 10 * magnitude;
@@ -231,6 +242,7 @@ std::vector<double> linear_ticks(double lo, double hi, int target) {
 
 // Decades when they give at least three labels, else 1-2-5 within them, else linear steps (a narrow range).
 std::vector<double> log_ticks(double lo, double hi) {
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo > 0) || !(hi > lo)) return {};
   for (const std::vector<double>& mantissas : {std::vector<double>{1}, std::vector<double>{1, 2, 5}}) {
     std::vector<double> ticks;
     for (int e = static_cast<int>(std::floor(std::log10(lo)));
@@ -252,7 +264,9 @@ std::pair<double, double> log_domain(double lo, double hi, double below, double 
 }
 
 // Builds one <svg> element. Attribute strings come from this file (classes, colours, geometry); every
-// text node and tooltip is escaped here.
+// text node and tooltip is escaped here. An element with a coordinate that is not finite (a value the
+// charts should have left out) is not drawn, and a polyline or polygon loses such points, so that no
+// "nan" or "inf" ever reaches an attribute.
 class Svg {
  public:
   Svg(double width, double height, std::string_view description, std::string_view id = {}) {
@@ -261,10 +275,12 @@ class Svg {
                         escape(description));
   }
   void line(double x1, double y1, double x2, double y2, std::string_view attributes) {
+    if (!finite({x1, y1, x2, y2})) return;
     body_ += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" {}/>)", x1, y1, x2, y2,
                          attributes);
   }
   void rect(double x, double y, double width, double height, std::string_view attributes) {
+    if (!finite({x, y, width, height})) return;
     body_ += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" {}/>)", x, y, width,
                          height, attributes);
   }
@@ -277,6 +293,7 @@ class Svg {
                                            points_text(points), attributes, escape(tooltip));
   }
   void circle(double cx, double cy, double r, std::string_view attributes, std::string_view tooltip = {}) {
+    if (!finite({cx, cy, r})) return;
     if (tooltip.empty()) {
       body_ += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="{}" {}/>)", cx, cy, r, attributes);
     } else {
@@ -285,15 +302,21 @@ class Svg {
     }
   }
   void text(double x, double y, std::string_view content, std::string_view attributes = {}) {
+    if (!finite({x, y})) return;
     body_ += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" {}>{}</text>)", x, y, attributes, escape(content));
   }
   std::string finish() const { return body_ + "</svg>"; }
 
  private:
+  static bool finite(std::initializer_list<double> values) {
+    return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+  }
   static std::string points_text(const std::vector<Point>& points) {
     std::string text;
-    for (const Point& p : points)
+    for (const Point& p : points) {
+      if (!finite({p.x, p.y})) continue;
       fmt::format_to(std::back_inserter(text), "{}{:.1f},{:.1f}", text.empty() ? "" : " ", p.x, p.y);
+    }
     return text;
   }
   std::string body_;
@@ -358,20 +381,26 @@ Facts facts_of(const ReportInput& input) {
   Facts facts;
   for (const TrialRecord& trial : input.trials) {
     facts.last_seq = std::max(facts.last_seq, trial.seq);
-    if (trial.status == "ok" && trial.median_us && *trial.median_us > 0) facts.valid.push_back(&trial);
+    if (trial.status == "ok" && chartable(trial.median_us)) facts.valid.push_back(&trial);
   }
-  if (!input.top.empty() && input.top.front().median_us) facts.winner = &input.top.front();
+  // The fastest trial the charts can place (top() ranks a median of 0 or below first).
+  for (const TrialRecord& trial : input.top) {
+    if (chartable(trial.median_us)) {
+      facts.winner = &trial;
+      break;
+    }
+  }
   for (const BaselineRecord& b : input.baselines) {
     if (b.name == "cublas_unfused") facts.cublas = &b;
-    if (b.name == "peak_gemm" && b.tflops && *b.tflops > 0) facts.peak_gemm = &b;
-    if (b.name == "peak_copy" && b.gbps && *b.gbps > 0) facts.peak_copy = &b;
+    if (b.name == "peak_gemm" && chartable(b.tflops)) facts.peak_gemm = &b;
+    if (b.name == "peak_copy" && chartable(b.gbps)) facts.peak_copy = &b;
   }
   facts.library = strongest_library_baseline(input.baselines);
   facts.device = nlohmann::json::parse(input.info.device_json, nullptr, false);
   if (facts.device.is_discarded() || !facts.device.is_object()) facts.device = nullptr;
   if (facts.device.is_object() && facts.device.contains("theoretical_bandwidth_gbps") &&
       facts.device["theoretical_bandwidth_gbps"].is_number() &&
-      facts.device["theoretical_bandwidth_gbps"].get<double>() > 0) {
+      chartable(facts.device["theoretical_bandwidth_gbps"].get<double>())) {
     facts.theoretical_gbps = facts.device["theoretical_bandwidth_gbps"].get<double>();
   }
   return facts;
@@ -393,7 +422,7 @@ std::vector<Point> best_so_far_steps(const std::vector<ComparableRun::Point>& va
   std::vector<Point> steps;
   double best = std::numeric_limits<double>::infinity();
   for (const ComparableRun::Point& p : valid) {
-    if (p.median_us >= best) continue;
+    if (!chartable(p.median_us) || p.median_us >= best) continue;
     if (!steps.empty()) steps.push_back({static_cast<double>(p.seq), best});
     steps.push_back({static_cast<double>(p.seq), p.median_us});
     best = p.median_us;
@@ -744,19 +773,28 @@ std::string roofline_section(const ReportInput& input, const Facts& facts) {
     return html +
            R"(<p class="caption">No valid trial in this run, so there is no winner to place.</p></section>)";
   const TrialRecord& winner = *facts.winner;
-  if (!winner.tflops || !winner.gbps || *winner.tflops <= 0 || *winner.gbps <= 0) {
-    return html +
-           fmt::format(R"(<p class="caption" id="no-roofline">{}</p></section>)", escape(kNoRooflineReason));
+  const auto no_roofline = [&](std::string_view why) {
+    return html + fmt::format(R"(<p class="caption" id="no-roofline">{}</p></section>)", escape(why));
+  };
+  if (!winner.tflops || !winner.gbps || *winner.tflops == 0 || *winner.gbps == 0) {
+    return no_roofline(kNoRooflineReason);
   }
   struct Marker {
     std::string label, css_class;
     double intensity, tflops;
   };
   auto intensity_of = [](double tflops, double gbps) { return tflops * 1e12 / (gbps * 1e9); };
+  // Rates of 0, below 0 or not finite (or so far apart that their ratio overflows) have no place on log axes.
+  if (!chartable(winner.tflops) || !chartable(winner.gbps) ||
+      !chartable(intensity_of(*winner.tflops, *winner.gbps))) {
+    return no_roofline(fmt::format("No roofline: the winner's recorded {} TFLOP/s and {} GB/s cannot be drawn on "
+                                   "logarithmic axes.",
+                                   *winner.tflops, *winner.gbps));
+  }
   std::vector<Marker> markers{{fmt::format("winner {} TFLOP/s", tflops_text(*winner.tflops)), "winner-dot",
                                intensity_of(*winner.tflops, *winner.gbps), *winner.tflops}};
-  if (facts.cublas && facts.cublas->tflops && facts.cublas->gbps && *facts.cublas->tflops > 0 &&
-      *facts.cublas->gbps > 0) {
+  if (facts.cublas && chartable(facts.cublas->tflops) && chartable(facts.cublas->gbps) &&
+      chartable(intensity_of(*facts.cublas->tflops, *facts.cublas->gbps))) {
     markers.push_back({fmt::format("cuBLAS unfused {} TFLOP/s", tflops_text(*facts.cublas->tflops)),
                        "baseline-dot", intensity_of(*facts.cublas->tflops, *facts.cublas->gbps),
                        *facts.cublas->tflops});

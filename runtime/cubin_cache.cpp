@@ -1,9 +1,12 @@
 #include "runtime/cubin_cache.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -28,11 +31,43 @@ constexpr std::string_view kChecksumPrefix = "sha256 ";
 constexpr std::string_view kEntrySuffix = ".cubin";
 constexpr std::string_view kFailureSuffix = ".failed";
 
+// An entry's bytes; nullopt when there is none, or when what is there is not a regular file (a directory,
+// a FIFO, a device: a miss, never a failed compile, and never a read that waits or does not end).
 std::optional<std::string> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  std::string bytes;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    bytes.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return bytes;
 }
+
+// Something at an entry's path that a write must not replace: anything but a regular file or a symlink
+// (rename(2) would fail on a directory; a FIFO or device is someone else's).
+bool taken_by_other(const fs::path& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode);
+}
+
+// A store skipped because its entry's path holds something else: try_store's warning says so.
+struct EntryTaken : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 const char* kind_name(CompileFailure::Kind kind) { return kind == CompileFailure::Kind::error ? "error" : "timeout"; }
 
@@ -118,6 +153,11 @@ fs::path CubinCache::entry_path(const std::string& key, std::string_view suffix)
 
 void CubinCache::write_atomically(const fs::path& path, const std::string& bytes) const {
   fs::create_directories(path.parent_path());
+  if (taken_by_other(path)) {
+    throw EntryTaken(fmt::format("cubin cache entry {} is not a regular file; it is left as it is, and that "
+                                 "compile is not cached",
+                                 path.string()));
+  }
   // Unique per process and thread, so concurrent writers of the same key never share a temp file.
   fs::path temp = path;
   temp += fmt::format(".tmp.{}.{}", static_cast<long>(getpid()), std::hash<std::thread::id>{}(std::this_thread::get_id()));
@@ -131,7 +171,13 @@ void CubinCache::write_atomically(const fs::path& path, const std::string& bytes
       throw std::runtime_error(fmt::format("cannot write cubin cache entry {}", temp.string()));
     }
   }
-  fs::rename(temp, path);  // atomic replace on POSIX
+  std::error_code ec;
+  fs::rename(temp, path, ec);  // atomic replace on POSIX
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    throw std::runtime_error(fmt::format("cannot write cubin cache entry {}: {}", path.string(), ec.message()));
+  }
 }
 
 std::optional<CompileResult> CubinCache::load(const std::string& key) const {
@@ -183,7 +229,7 @@ void CubinCache::store(const std::string& key, const CompileResult& result) cons
   payload.append(result.cubin.data(), result.cubin.size());
   write_atomically(entry_path(key, kEntrySuffix), with_checksum(kMagic, payload));
   std::error_code ignored;
-  fs::remove(entry_path(key, kFailureSuffix), ignored);
+  if (!taken_by_other(entry_path(key, kFailureSuffix))) fs::remove(entry_path(key, kFailureSuffix), ignored);
 }
 
 std::optional<CompileFailure> CubinCache::load_failure(const std::string& key) const {
@@ -262,6 +308,10 @@ CacheStats CubinCache::stats() const {
 void CubinCache::warn_write_failure(const std::exception& e) const {
   // Once per cache: a full disk or a read-only directory would otherwise print a line per compile.
   if (write_warned_.exchange(true)) return;
+  if (dynamic_cast<const EntryTaken*>(&e) != nullptr) {
+    std::fprintf(stderr, "evotune: warning: %s\n", e.what());
+    return;
+  }
   std::fprintf(stderr, "evotune: warning: the cubin cache in %s is not written (%s); compiles go on uncached\n",
                dir_.string().c_str(), e.what());
 }

@@ -8,8 +8,10 @@
 // <key>.failed entry instead (EVOTUNE-FAILED-2, the checksum, then JSON: what happened, the message and the
 // full log), so it is never compiled twice. Every read checks the checksum and the key: an entry with
 // flipped bits, an edited header (the resources that accept or reject a config) or another key's content
-// is a miss, and the next compile rewrites it. Writers write a private temporary file and rename(2) it
-// into place, so concurrent writers (threads or processes) never leave a torn entry. The cache is an
+// is a miss, and the next compile rewrites it. Something at an entry's path that is not a regular file
+// (a directory, a FIFO) is a miss too, and a store leaves it as it is (one warning). Writers write a
+// private temporary file and rename(2) it into place, so concurrent writers (threads or processes) never
+// leave a torn entry. The cache is an
 // optimisation: a write that fails (read-only or full disk) is one warning on stderr, never an error.
 #include <atomic>
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <unordered_set>
 
 #include "runtime/errors.h"
@@ -309,7 +310,10 @@ EvoOptions parse_evo_options(std::string_view text) {
   // holds); rates are probabilities; the insight weight is an exponent-like strength up to 100. Anything
   // else, nan and inf included, is refused rather than cast or clamped.
   constexpr double kMaxCount = 100000, kMaxInsightWeight = 100;
+  std::set<std::string> seen;
   for (const auto& [key, value] : split_assignments(text, "evo option")) {
+    // Last-wins would hide a typo in a long list (offspring=8,...,offspring=16), as for problem keys.
+    if (!seen.insert(key).second) throw UsageError(fmt::format("evo option '{}' given twice", key));
     double v = 0;
     try {
       std::size_t used = 0;

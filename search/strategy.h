@@ -57,7 +57,7 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpa
 
 // Parses "population=12,local_rate=0.5,..." over the defaults; throws UsageError naming a bad key/value:
 // counts (population, initial, offspring, tournament, stagnation) are whole numbers from 1 to 100000, the
-// rates are from 0 to 1, insight_weight from 0 to 100; nan and inf are refused.
+// rates are from 0 to 1, insight_weight from 0 to 100; nan and inf are refused, and so is a key given twice.
 EvoOptions parse_evo_options(std::string_view text);
 
 }  // namespace evotune::search

@@ -3,8 +3,14 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -14,28 +20,84 @@
 namespace evotune::search {
 namespace {
 
-// Reads a file, gunzipping when it is gzip (zlib's gzread passes plain files through), and stops past
-// max_bytes of content: a small .gz can expand a thousandfold (a gzip bomb).
-std::string read_maybe_gzipped(const std::filesystem::path& path, std::size_t max_bytes) {
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (file == nullptr) throw UsageError(fmt::format("cannot open T4 file {}", path.string()));
+// Gunzips `bytes` (one or more gzip members) and stops past max_bytes of content: a small .gz can expand a
+// thousandfold (a gzip bomb). Bytes that do not start with gzip's magic are the content itself.
+std::string gunzip_bounded(const std::filesystem::path& path, const std::string& bytes, std::size_t max_bytes) {
+  const auto too_large = [&] {
+    return UsageError(fmt::format("{} is larger than {} MiB (decompressed); T4 files beyond that are refused",
+                                  path.string(), max_bytes >> 20));
+  };
+  const bool gzipped = bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+                       static_cast<unsigned char>(bytes[1]) == 0x8b;
+  if (!gzipped) {
+    if (bytes.size() > max_bytes) throw too_large();
+    return bytes;
+  }
+  z_stream stream{};
+  if (inflateInit2(&stream, 15 + 16) != Z_OK) throw std::runtime_error("zlib: inflateInit2 failed");
   std::string data;
   char buffer[1 << 16];
-  int n = 0;
-  while ((n = gzread(file, buffer, sizeof(buffer))) > 0) {
-    if (data.size() + static_cast<std::size_t>(n) > max_bytes) {
-      gzclose(file);
-      throw UsageError(fmt::format("{} is larger than {} MiB (decompressed); T4 files beyond that are refused",
-                                   path.string(), max_bytes >> 20));
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  stream.avail_in = static_cast<uInt>(bytes.size());  // at most kT4MaxFileBytes, below 4 GiB
+  int status = Z_OK;
+  std::string failure;
+  for (;;) {
+    stream.next_out = reinterpret_cast<Bytef*>(buffer);
+    stream.avail_out = sizeof(buffer);
+    status = inflate(&stream, Z_NO_FLUSH);
+    const std::size_t produced = sizeof(buffer) - stream.avail_out;
+    if (data.size() + produced > max_bytes) {
+      inflateEnd(&stream);
+      throw too_large();
     }
-    data.append(buffer, static_cast<std::size_t>(n));
+    data.append(buffer, produced);
+    if (status == Z_STREAM_END) {
+      // Another gzip member is read on, as gzread does; anything else after the end is ignored, as it does.
+      if (stream.avail_in < 2 || stream.next_in[0] != 0x1f || stream.next_in[1] != 0x8b) break;
+      inflateReset(&stream);
+      continue;
+    }
+    if (status != Z_OK) {
+      failure = stream.msg != nullptr       ? stream.msg
+                : status == Z_BUF_ERROR ? "truncated gzip data"
+                                        : "corrupt gzip data";
+      break;
+    }
+    if (stream.avail_in == 0 && produced == 0) {
+      failure = "truncated gzip data";
+      break;
+    }
   }
-  int error = 0;
-  const char* message = gzerror(file, &error);
-  std::string reason = error != Z_OK && error != Z_STREAM_END ? message : "";
-  gzclose(file);
-  if (n < 0 || !reason.empty()) throw UsageError(fmt::format("cannot read T4 file {}: {}", path.string(), reason));
+  inflateEnd(&stream);
+  if (!failure.empty()) throw UsageError(fmt::format("cannot read T4 file {}: {}", path.string(), failure));
   return data;
+}
+
+// JSON nested deeper than max_depth arrays and objects (the parser would build every level: a file of '['
+// grows to gigabytes), found by one pass over the text; strings are skipped.
+void refuse_deep_nesting(const std::filesystem::path& path, const std::string& text, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) {
+        throw UsageError(fmt::format("{} nests arrays and objects deeper than {} levels (at byte {}); T4 files "
+                                     "nest about 5",
+                                     path.string(), max_depth, i));
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
 }
 
 // Parameter names and string values come back as config text ("name=value,...", one line), so they may
@@ -63,13 +125,62 @@ class DocumentError {
 
 }  // namespace
 
+std::string t4_label(const nlohmann::json& value) {
+  if (!value.is_string()) return value.dump();
+  const std::string& text = value.get_ref<const std::string&>();
+  // A string that reads as JSON ("1", "true", "0.5", "null", " 2") is quoted, or it would read back as that
+  // value; any other string is its own label.
+  const bool reads_as_json = !nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false).is_discarded();
+  return reads_as_json ? value.dump() : text;
+}
+
+std::string read_t4_file(const std::filesystem::path& path, std::size_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO without a writer would otherwise wait for one; fstat then refuses it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw UsageError(fmt::format("cannot open T4 file {}: {}", path.string(), std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    // A device or pipe has no end to read to (/dev/zero), and a recorded space is read more than once (its
+    // hash, then its content, in the search and in every worker).
+    throw UsageError(fmt::format("T4 file {} is not a regular file", path.string()));
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw UsageError(fmt::format("T4 file {} is larger than {} MiB; T4 files beyond that are refused",
+                                 path.string(), max_bytes >> 20));
+  }
+  std::string bytes;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw UsageError(fmt::format("cannot read T4 file {}: {}", path.string(), std::strerror(error)));
+    }
+    if (n == 0) break;
+    // A file that grows while it is read stops at the limit all the same.
+    if (bytes.size() + static_cast<std::size_t>(n) > max_bytes) {
+      ::close(fd);
+      throw UsageError(fmt::format("T4 file {} is larger than {} MiB; T4 files beyond that are refused",
+                                   path.string(), max_bytes >> 20));
+    }
+    bytes.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return bytes;
+}
+
 T4Space T4Space::load(const std::filesystem::path& path, std::size_t max_bytes) {
   nlohmann::json doc;
   try {
     // Parsed from a character range, not the string: the parser's instantiation for this input is then
     // this file's alone, which the sanitizer build compiles at -O2 (search/CMakeLists.txt). Parsing the
     // string would share its instantiation with the CLI's, and the linker may keep the CLI's -O0 copy.
-    const std::string text = read_maybe_gzipped(path, max_bytes);
+    const std::string text = gunzip_bounded(path, read_t4_file(path, max_bytes), max_bytes);
+    refuse_deep_nesting(path, text, kT4MaxNestingDepth);
     doc = nlohmann::json::parse(text.data(), text.data() + text.size());
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(fmt::format("{} is not valid JSON: {}", path.string(), e.what()));
@@ -127,8 +238,8 @@ T4Space T4Space::load(const std::filesystem::path& path, std::size_t max_bytes) 
   T4Space t;
   t.name_ = path.filename().string();
   // Domains: each parameter's distinct values. Integral values stay integers; anything else becomes
-  // an ordered categorical parameter (values are indices in the order of the values' JSON text; labels are
-  // the strings themselves for string values, so "mma_sync" reads back as mma_sync, else the JSON text).
+  // an ordered categorical parameter (values are indices in the order of the values' JSON text; labels as
+  // t4_label says, one per distinct value, so a string "1" and a number 1 stay two configs).
   std::vector<std::set<std::string>> texts(names.size());
   for (const auto& row : value_texts) {
     for (std::size_t k = 0; k < names.size(); ++k) texts[k].insert(row[k]);
@@ -149,8 +260,7 @@ T4Space T4Space::load(const std::filesystem::path& path, std::size_t max_bytes) 
       int index = 0;
       for (const std::string& s : texts[k]) {
         p.values.push_back(index);
-        const nlohmann::json value = nlohmann::json::parse(s);
-        p.labels.push_back(value.is_string() ? value.get<std::string>() : s);
+        p.labels.push_back(t4_label(nlohmann::json::parse(s)));
         encode[k][s] = index++;
       }
     }

@@ -1,10 +1,12 @@
 // The cubin disk cache: hits skip NVRTC, any change to the inputs misses, damage is a miss, concurrent
 // writers are safe.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "runtime/cubin_cache.h"
 #include "runtime/prepare.h"
@@ -339,6 +341,50 @@ TEST(CubinCache, AnUnwritableCacheIsAWarningNotACompileError) {
   const std::string warnings = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(warnings.find("warning"), std::string::npos) << warnings;
   EXPECT_EQ(std::count(warnings.begin(), warnings.end(), '\n'), 1) << "one warning per cache: " << warnings;
+}
+
+// A directory where an entry belongs is a miss: the compile runs and succeeds, and the store skips that
+// entry with one warning at most, leaving the directory as it is and no temporary file behind.
+TEST(CubinCache, ADirectoryInPlaceOfAnEntryIsAMissAndIsLeftAlone) {
+  TempDir dir;
+  NvrtcCompiler nvrtc;
+  CubinCache cache(dir.path());
+  CachingCompiler compiler(nvrtc, cache);
+  const std::string key = compiler.key(sample_request());
+  const std::filesystem::path entry = dir.path() / key.substr(0, 2) / (key + ".cubin");
+  std::filesystem::create_directories(entry);
+  CompileResult result;
+  ::testing::internal::CaptureStderr();
+  EXPECT_NO_THROW(result = compiler.compile(sample_request()));
+  EXPECT_NO_THROW(result = compiler.compile(sample_request()));
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(result.cubin.empty());
+  EXPECT_FALSE(result.from_cache);
+  EXPECT_EQ(nvrtc.invocations(), 2);
+  EXPECT_TRUE(std::filesystem::is_directory(entry));
+  EXPECT_LE(std::count(warnings.begin(), warnings.end(), '\n'), 1) << warnings;
+  std::vector<std::filesystem::path> left;
+  for (const auto& e : std::filesystem::directory_iterator(entry.parent_path())) left.push_back(e.path());
+  EXPECT_EQ(left, std::vector<std::filesystem::path>{entry}) << "a temporary file was left behind";
+}
+
+// A FIFO in place of an entry: a miss at once (opening it to read would wait for a writer forever).
+TEST(CubinCache, AFifoInPlaceOfAnEntryIsAMissWithoutWaiting) {
+  TempDir dir;
+  NvrtcCompiler nvrtc;
+  CubinCache cache(dir.path());
+  CachingCompiler compiler(nvrtc, cache);
+  const std::string key = compiler.key(sample_request());
+  const std::filesystem::path entry = dir.path() / key.substr(0, 2) / (key + ".cubin");
+  std::filesystem::create_directories(entry.parent_path());
+  ASSERT_EQ(mkfifo(entry.c_str(), 0600), 0);
+  CompileResult result;
+  ::testing::internal::CaptureStderr();
+  EXPECT_NO_THROW(result = compiler.compile(sample_request()));
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(result.cubin.empty());
+  EXPECT_FALSE(result.from_cache);
+  EXPECT_TRUE(std::filesystem::is_fifo(entry));
 }
 
 // `cache clear` removes what evotune wrote and nothing else: files that merely end in .cubin, or sit in a

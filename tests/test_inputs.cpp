@@ -2,7 +2,9 @@
 // UsageError naming the file and the entry from the library; recorded spaces whose names or values cannot be
 // written back are refused at load; a gzip bomb is stopped; a sparse recorded space is searched over what
 // it records.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -10,6 +12,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -295,4 +298,192 @@ TEST(Inputs, ASparseRecordedSpaceIsSearchedOverItsRecordedConfigs) {
   ASSERT_FALSE(search.timed_out) << "search --replay hung on a sparse space";
   ASSERT_EQ(search.exit_code, 0) << search.output;
   EXPECT_NE(search.output.find("40 trials (40 new), 40 valid"), std::string::npos) << search.output;
+}
+
+// Reading a T4 file is bounded in every way (issue 48): a .gz of '[' alone (the parser would build every
+// level, gigabytes) is refused at the nesting limit; a device that never ends (/dev/zero) and a FIFO are
+// refused before anything is read or hashed; a deeply nested plain document is refused before parsing.
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// The binary under a 3 GiB address-space limit (unless a sanitizer build, whose shadow memory needs more),
+// so that a parser that builds what it should refuse fails fast instead of taking the machine's memory.
+ProcessResult run_evotune_bounded(const std::vector<std::string>& args) {
+  if (kSanitized) return run_evotune(args);
+  std::string command = "ulimit -v 3145728 && exec \"$0\"";
+  for (std::size_t i = 0; i < args.size(); ++i) command += fmt::format(" \"${}\"", i + 1);
+  std::vector<std::string> argv = {"/bin/sh", "-c", command, evotune_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv, 120);
+}
+
+}  // namespace
+
+TEST(Inputs, AGzipOfOpenBracketsIsRefusedAtTheNestingLimit) {
+  TempDir dir;
+  const fs::path bomb = dir.path() / "brackets.json.gz";
+  {
+    gzFile out = gzopen(bomb.c_str(), "wb9");
+    ASSERT_NE(out, nullptr);
+    const std::string chunk(1 << 20, '[');
+    for (int i = 0; i < 96; ++i) gzwrite(out, chunk.data(), static_cast<unsigned>(chunk.size()));
+    gzclose(out);
+  }
+  ASSERT_LT(fs::file_size(bomb), 1u << 20);  // 96 MiB of content in under 1 MiB
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"strategy-bench", "--t4", bomb.string(), "--budget", "2", "--repeats", "1"},
+           {"search", "--replay", bomb.string(), "--budget", "2", "--db", (dir.path() / "bomb.db").string()}}) {
+    const ProcessResult r = run_evotune_bounded(args);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(evotune::testing::line_count(r.stderr_text), 1) << r.stderr_text;
+    EXPECT_NE(r.stderr_text.find("deeper than 64 levels"), std::string::npos) << r.stderr_text;
+    EXPECT_NE(r.stderr_text.find(bomb.string()), std::string::npos) << r.stderr_text;
+  }
+}
+
+TEST(Inputs, ADeeplyNestedT4DocumentIsRefusedBeforeParsing) {
+  TempDir dir;
+  const fs::path deep = dir.path() / "deep.json";
+  // A valid document whose first result carries a 100-deep value the parser would otherwise accept.
+  nlohmann::json doc = small_t4();
+  std::string text = doc.dump();
+  const std::string nested = std::string(100, '[') + std::string(100, ']');
+  text.replace(text.find("\"invalidity\""), 0, "\"extra\": " + nested + ", ");
+  evotune::testing::write_bytes(deep, text);
+  ASSERT_FALSE(nlohmann::json::parse(text, nullptr, false).is_discarded());
+  try {
+    evotune::search::T4Space::load(deep);
+    ADD_FAILURE() << "a 100-deep document loaded";
+  } catch (const evotune::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("deeper than 64 levels"), std::string::npos) << e.what();
+  }
+  expect_usage_error({"strategy-bench", "--t4", deep.string(), "--budget", "2", "--repeats", "1"}, "deeper than 64");
+  // 64 levels are fine: the limit is on depth, not on nesting as such.
+  text = small_t4().dump();
+  text.replace(text.find("\"invalidity\""), 0,
+               "\"extra\": " + std::string(60, '[') + std::string(60, ']') + ", ");
+  evotune::testing::write_bytes(deep, text);
+  EXPECT_EQ(evotune::search::T4Space::load(deep).results().size(), 12u);
+}
+
+TEST(Inputs, T4FilesThatAreNotRegularFilesAreRefusedBeforeAnyRead) {
+  TempDir dir;
+  const std::string db = (dir.path() / "zero.db").string();
+  // /dev/zero never ends: hashing it (a resume compares the hash) would never return.
+  const ProcessResult replay = expect_usage_error({"search", "--replay", "/dev/zero", "--budget", "2", "--db", db},
+                                                  "/dev/zero");
+  EXPECT_NE(replay.stderr_text.find("not a regular file"), std::string::npos) << replay.stderr_text;
+  expect_usage_error({"strategy-bench", "--t4", "/dev/zero", "--budget", "2", "--repeats", "1"}, "/dev/zero");
+  EXPECT_FALSE(fs::exists(db));
+  // A FIFO without a writer: refused at once, not waited on.
+  const fs::path fifo = dir.path() / "space.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  expect_usage_error({"search", "--replay", fifo.string(), "--budget", "2", "--db", db}, fifo.string());
+  EXPECT_THROW(evotune::search::T4Space::load(fifo), evotune::UsageError);
+}
+
+// Values of two JSON types that print alike ("1" and 1, "true" and true, "0.5" and 0.5) are distinct configs
+// with distinct labels, and a replay exported as T4 gives back exactly the values it replayed.
+TEST(Inputs, T4ValuesKeepTheirTypeThroughReplayAndExport) {
+  TempDir dir;
+  const nlohmann::json values = nlohmann::json::array({1, "1", true, "true", 0.5, "0.5", "x", "null", false});
+  nlohmann::json results = nlohmann::json::array();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double time = 1.0 + static_cast<double>(i);
+    results.push_back({{"configuration", {{"v", values[i]}, {"n", 2}}},
+                       {"invalidity", "correct"},
+                       {"measurements", {{{"name", "time"}, {"value", time}, {"unit", "ms"}}}}});
+  }
+  const fs::path space = dir.path() / "typed.json";
+  evotune::testing::write_bytes(space, nlohmann::json{{"schema_version", "1.0.0"}, {"results", results}}.dump());
+  const evotune::search::T4Space loaded = evotune::search::T4Space::load(space);
+  ASSERT_EQ(loaded.results().size(), values.size());
+  std::set<std::string> labels;
+  for (const evotune::Parameter& p : loaded.space().parameters()) {
+    if (p.name == "v") labels.insert(p.labels.begin(), p.labels.end());
+  }
+  EXPECT_EQ(labels.size(), values.size()) << "two values share a label";
+
+  const std::string db = (dir.path() / "typed.db").string();
+  const ProcessResult searched = run_evotune({"search", "--replay", space.string(), "--strategy", "exhaustive",
+                                              "--budget", std::to_string(values.size()), "--db", db});
+  ASSERT_EQ(searched.exit_code, 0) << searched.output;
+  const fs::path exported = dir.path() / "exported.json";
+  const ProcessResult wrote = run_evotune({"export", "--format", "t4", "--db", db, "-o", exported.string()});
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  const nlohmann::json back = nlohmann::json::parse(evotune::testing::file_bytes(exported));
+  std::multiset<std::string> original, round_trip;
+  for (const nlohmann::json& r : results) original.insert(r.at("configuration").dump());
+  for (const nlohmann::json& r : back.at("results")) round_trip.insert(r.at("configuration").dump());
+  EXPECT_EQ(round_trip, original);
+  // And the exported document reads back as the same space.
+  EXPECT_EQ(evotune::search::T4Space::load(exported).results().size(), values.size());
+}
+
+// Durations beyond a day would overflow the clock's deadline (every trial a timeout, exit 0); each is a
+// usage error, as is a seed outside 0..2^63-1 and an integer option written out of range, with a sign
+// it cannot take, or in another base.
+TEST(Inputs, OutOfRangeDurationsSeedsAndCountsAreUsageErrors) {
+  TempDir dir;
+  const std::string db = (dir.path() / "ranges.db").string();
+  for (const char* value : {"1e10", "1e16", "1e300", "86401"}) {
+    expect_usage_error({"search", "--replay", kT4, "--budget", "2", "--trial-timeout", value, "--db", db},
+                       "--trial-timeout");
+    expect_usage_error({"search", "--replay", kT4, "--budget", "2", "--compile-timeout", value, "--db", db},
+                       "--compile-timeout");
+  }
+  expect_usage_error({"search", "--replay", kT4, "--budget", "2", "--max-minutes", "1e300", "--db", db},
+                     "--max-minutes");
+  for (const char* seed : {"-1", "99999999999999999999", "9223372036854775808", "18446744073709551615", "0x10",
+                           "010", "1.5", "+3", ""}) {
+    expect_usage_error({"search", "--replay", kT4, "--budget", "2", "--seed", seed, "--db", db}, "--seed");
+    expect_usage_error({"strategy-bench", "--t4", kT4, "--budget", "2", "--repeats", "1", "--seed", seed}, "--seed");
+  }
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--budget", "-1"},           {"--budget", "99999999999999999999"}, {"--budget", "010"},
+           {"--history", "-1"},          {"--stop-after-stagnant", "-3"},     {"--lookahead", "0x2"},
+           {"--compile-processes", "-1"}, {"--resume", "99999999999999999999"}, {"--resume", "-2"}}) {
+    std::vector<std::string> command = {"search", "--replay", kT4, "--db", db};
+    command.insert(command.end(), args.begin(), args.end());
+    if (args[0] != "--budget") command.insert(command.end(), {"--budget", "2"});
+    expect_usage_error(command, args[0]);
+  }
+  for (const char* run : {"99999999999999999999", "0x1"}) {
+    expect_usage_error({"top", "--db", db, "--run", run}, "--run");
+    expect_usage_error({"report", "--db", db, "--run", run, "-o", (dir.path() / "r.html").string()}, "--run");
+  }
+  expect_usage_error({"top", "--db", db, "-n", "-5"}, "-n");
+  EXPECT_FALSE(fs::exists(db)) << "a bad option created the database";
+  // The largest seed and a day-long timeout are accepted, and the seed is stored exactly.
+  const ProcessResult ok = run_evotune({"search", "--replay", kT4, "--budget", "2", "--seed", "9223372036854775807",
+                                        "--trial-timeout", "86400", "--db", db});
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  const ProcessResult exported = run_evotune({"export", "--format", "t4", "--db", db});
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  const nlohmann::json t4 = nlohmann::json::parse(exported.output.substr(0, exported.output.rfind('}') + 1));
+  EXPECT_EQ(t4.at("metadata").at("evotune").at("seed").get<std::uint64_t>(), 9223372036854775807u);
+}
+
+TEST(Inputs, AnEvoOptionGivenTwiceIsAUsageError) {
+  EXPECT_THROW(evotune::search::parse_evo_options("offspring=8,offspring=16"), evotune::UsageError);
+  EXPECT_THROW(evotune::search::parse_evo_options("offspring=8,population=12,offspring=8"), evotune::UsageError);
+  TempDir dir;
+  const ProcessResult r = expect_usage_error({"search", "--replay", kT4, "--budget", "2", "--evo",
+                                              "offspring=8,offspring=16", "--db", (dir.path() / "evo.db").string()},
+                                             "offspring");
+  EXPECT_NE(r.stderr_text.find("given twice"), std::string::npos) << r.stderr_text;
+  expect_usage_error({"strategy-bench", "--t4", kT4, "--budget", "2", "--repeats", "1", "--evo",
+                      "mutation_rate=0.1,mutation_rate=0.2"},
+                     "mutation_rate");
 }

@@ -12,6 +12,8 @@
 #include <regex>
 #include <sstream>
 
+#include <sqlite3.h>
+
 #include "evidence/report.h"
 #include "evidence/store.h"
 #include "tests/test_support.h"
@@ -385,6 +387,55 @@ TEST(Report, TheCommittedH100SearchFallsBackToTheTheoreticalBandwidth) {
             std::string::npos);
   EXPECT_NE(html.find("NVIDIA H100 80GB HBM3"), std::string::npos);
   expect_self_contained(html);
+}
+
+// Medians and rates a database may hold but a log axis cannot draw (0, negative, inf) are left out of the
+// charts: no SVG attribute ever holds nan or inf, and the winner is the fastest drawable trial.
+TEST(Report, MediansThatAreNotPositiveAndFiniteAreLeftOutOfTheCharts) {
+  evotune::testing::TempDir dir;
+  const std::string db = (dir.path() / "search.db").string();
+  std::filesystem::copy_file(
+      evotune::testing::source_dir() / "evidence/results/h100/issue4-search/search_fp16/search.db", db);
+  {
+    sqlite3* handle = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+    // Run 2: a copy of run 1 (the same problem and device, so the convergence chart overlays it). Then in
+    // both, ok trials with a median of 0, below 0 and inf, and a winner-class trial with infinite rates.
+    const char* sql = R"sql(
+      CREATE TEMP TABLE r AS SELECT * FROM runs WHERE id = 1;
+      UPDATE r SET id = 2;
+      INSERT INTO runs SELECT * FROM r;
+      CREATE TEMP TABLE t AS SELECT * FROM trials WHERE run_id = 1;
+      UPDATE t SET id = id + 100000, run_id = 2;
+      INSERT INTO trials SELECT * FROM t;
+      UPDATE trials SET median_us = 0 WHERE seq = 0 AND status = 'ok';
+      UPDATE trials SET median_us = -5
+        WHERE seq IN (SELECT seq FROM trials WHERE status = 'ok' ORDER BY seq LIMIT 1 OFFSET 1);
+      UPDATE trials SET median_us = 9e999
+        WHERE seq IN (SELECT seq FROM trials WHERE status = 'ok' ORDER BY seq LIMIT 1 OFFSET 2);
+      UPDATE trials SET median_us = -1 WHERE seq = 112;
+      UPDATE trials SET tflops = 9e999, gbps = 9e999 WHERE seq = 103;
+    )sql";
+    char* error = nullptr;
+    ASSERT_EQ(sqlite3_exec(handle, sql, nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+    sqlite3_close(handle);
+  }
+  for (const std::int64_t run : {1, 2}) {
+    const std::string html = render(db, run, 10);
+    ASSERT_NE(html.find(R"(<svg id="chart-convergence")"), std::string::npos);
+    const std::regex attribute(R"re(([A-Za-z][\w:-]*)="([^"]*)")re");
+    const std::regex not_a_number(R"re((^|[^A-Za-z])-?(nan|inf)([^A-Za-z]|$))re", std::regex::icase);
+    int attributes = 0;
+    for (std::sregex_iterator it(html.begin(), html.end(), attribute), end; it != end; ++it) {
+      ++attributes;
+      EXPECT_FALSE(std::regex_search((*it)[2].str(), not_a_number)) << "run " << run << ": " << (*it)[0].str();
+    }
+    EXPECT_GT(attributes, 1000);
+    // The winner is the fastest trial with a drawable median (103, 1,030.4 µs), not trial 112 at -1 µs.
+    EXPECT_NE(html.find(R"(<div class="label">best median (trial 103)</div>)"), std::string::npos) << run;
+    // Its rates are infinite: no roofline, and the page says why.
+    EXPECT_NE(html.find("cannot be drawn on logarithmic axes"), std::string::npos) << run;
+  }
 }
 
 // Synthetic input, no store: the wall time comes from created and finished times; a run without a valid

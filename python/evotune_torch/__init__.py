@@ -23,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import json
 import math
+import operator
 import os
 import threading
 from pathlib import Path
@@ -172,14 +173,38 @@ def nvrtc_loaded() -> bool:
     return bool(_load().evotune_nvrtc_loaded())
 
 
+_C_INT_MAX = 2**31 - 1
+
+
+def _size(name: str, value) -> int:
+    """A size for the C struct: an integer from 1 to 2^31-1 (ctypes would wrap a larger one silently)."""
+    if isinstance(value, bool):
+        raise TypeError(f"evotune_torch: {name} must be an integer, got a bool")
+    try:
+        size = operator.index(value)
+    except TypeError:
+        raise TypeError(f"evotune_torch: {name} must be an integer, got {type(value).__name__}") from None
+    if not 1 <= size <= _C_INT_MAX:
+        raise ValueError(f"evotune_torch: {name}={size} is outside 1..{_C_INT_MAX}")
+    return size
+
+
 def _shape(b, hq, hkv, sq, skv, d, causal, bf16) -> _Shape:
-    return _Shape(int(b), int(hq), int(hkv), int(sq), int(skv), int(d), int(bool(causal)), int(bool(bf16)))
+    sizes = [_size(name, value) for name, value in (("b", b), ("hq", hq), ("hkv", hkv), ("sq", sq), ("skv", skv),
+                                                    ("d", d))]
+    return _Shape(*sizes, int(bool(causal)), int(bool(bf16)))
 
 
 def plan(b: int, hq: int, hkv: int, sq: int, skv: int, d: int, causal: bool = False, dtype=torch.float16,
          device_name: str | None = None, sm: int | None = None, jit: bool = False) -> dict:
     """What attention() would run for this shape: {"source": "table" | "jit_default" | "none", "match",
     "distance", "entry", "entry_problem", "config"}. Without device_name and sm, those of CUDA device 0."""
+    if device_name is not None and not isinstance(device_name, str):
+        raise TypeError(f"evotune_torch.plan: device_name must be a str, got {type(device_name).__name__}")
+    if sm is not None and (isinstance(sm, bool) or not isinstance(sm, int)):
+        raise TypeError(f"evotune_torch.plan: sm must be an int (e.g. 90), got {type(sm).__name__}")
+    if sm is not None and not 1 <= sm <= _C_INT_MAX:
+        raise ValueError(f"evotune_torch.plan: sm={sm} is outside 1..{_C_INT_MAX}")
     if device_name is None or sm is None:
         if not torch.cuda.is_available():
             raise EvotuneError("evotune_torch.plan: no CUDA device; pass device_name and sm (e.g. 90)")

@@ -121,6 +121,27 @@ class TheCommittedTable(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "d"):
             plan(1, 4, 4, 8, 8, 96, False)
 
+    def test_sizes_beyond_a_c_int_are_value_errors_naming_the_field(self):
+        # 2^32 + 2 would reach the library as 2 through ctypes' c_int.
+        for field, args in (("b", (2**32 + 2, 32, 8, 2048, 2048, 128)), ("hq", (2, 2**31, 8, 2048, 2048, 128)),
+                            ("hkv", (2, 32, 0, 2048, 2048, 128)), ("sq", (2, 32, 8, -2048, 2048, 128)),
+                            ("skv", (2, 32, 8, 2048, 2**63, 128)), ("d", (2, 32, 8, 2048, 2048, 2**32 + 128))):
+            with self.assertRaisesRegex(ValueError, rf"\b{field}=-?\d+ is outside 1\.\.2147483647"):
+                plan(*args, True)
+        self.assertEqual(plan(2, 32, 8, 2048, 2048, 128, True)["match"], "exact")
+        with self.assertRaisesRegex(TypeError, "b must be an integer, got float"):
+            plan(2.5, 32, 8, 2048, 2048, 128, True)
+
+    def test_device_name_and_sm_of_the_wrong_type_are_type_errors(self):
+        with self.assertRaisesRegex(TypeError, "device_name must be a str, got int"):
+            plan(2, 32, 8, 2048, 2048, 128, True, device=5)
+        with self.assertRaisesRegex(TypeError, "sm must be an int"):
+            plan(2, 32, 8, 2048, 2048, 128, True, sm="90")
+        with self.assertRaisesRegex(TypeError, "sm must be an int"):
+            plan(2, 32, 8, 2048, 2048, 128, True, sm=9.0)
+        with self.assertRaisesRegex(ValueError, r"sm=4294967386 is outside"):
+            plan(2, 32, 8, 2048, 2048, 128, True, sm=2**32 + 90)
+
     def test_asking_never_loads_nvrtc(self):
         plan(4, 8, 8, 1, 1000, 64, False, dtype=torch.float16, jit=True)
         evotune_torch.table()
