@@ -14,6 +14,11 @@ so one build serves every PyTorch version and the user needs no compiler; only d
 and ints cross the boundary. The op is registered with ``torch.library`` (``torch.ops.evotune.attention``)
 with a fake implementation, so ``torch.compile`` traces around it.
 
+The table kernel for a shape is one whose config evotune's rules admit for that shape on this device (an
+entry whose packed tiles cannot hold the shape's GQA groups, say, is no match): no call runs outside its
+proof. ``EVOTUNE_BOUNDED_WAITS=1`` (read when a stream's kernel is first loaded) compiles check builds with
+NVRTC instead, whose barrier waits trap after 4 s: a call that would hang fails with a message.
+
 The library is found at ``$EVOTUNE_CAPI_LIBRARY``, else in the repository's ``build/runtime/`` or
 ``build-device/runtime/``.
 """
