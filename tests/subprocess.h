@@ -25,7 +25,9 @@ struct ProcessResult {
   std::string stderr_text;
 };
 
-inline ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds = 60) {
+// The default limit only guards against a hang: far above any command the tests run, even in a sanitizer
+// build on a loaded machine.
+inline ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds = 120) {
   ProcessResult result;
   int out_pipe[2], err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return result;

@@ -6,10 +6,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <future>
 #include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -887,7 +889,11 @@ std::vector<runtime::CompileResult> compile_all(const std::vector<runtime::Compi
 
 }  // namespace
 
-TEST(AttentionCompile, RepresentativeSampleCompilesForHopperAndAmpere) {
+// One test a target: both in one took 73 s in the sanitizer suite beside a second build on 2 cores.
+class RepresentativeSampleCompiles : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(RepresentativeSampleCompiles, ForTarget) {
+  const char* target = GetParam();
   struct Case {
     const char* config;
     const char* problem;
@@ -901,14 +907,12 @@ TEST(AttentionCompile, RepresentativeSampleCompilesForHopperAndAmpere) {
       {"mma=scalar,block_m=32,block_n=32,warps=4,vec_bytes=4", "b=1,hq=8,sq=1,skv=300,d=64,causal=1,dtype=bf16"},
   };
   std::vector<runtime::CompileRequest> requests;
-  for (const char* target : {"sm_90a", "sm_80"}) {
-    for (const Case& c : cases) {
-      Config config = parse_config(c.config);
-      Problem problem = Problem::parse(c.problem);
-      ASSERT_EQ(invalid_reason(config, problem, DeviceLimits::for_target(runtime::Target::parse(target))), std::nullopt)
-          << c.config;
-      requests.push_back(compile_request(config, problem, runtime::Target::parse(target)));
-    }
+  for (const Case& c : cases) {
+    Config config = parse_config(c.config);
+    Problem problem = Problem::parse(c.problem);
+    ASSERT_EQ(invalid_reason(config, problem, DeviceLimits::for_target(runtime::Target::parse(target))), std::nullopt)
+        << c.config;
+    requests.push_back(compile_request(config, problem, runtime::Target::parse(target)));
   }
   auto results = compile_all(requests);
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -918,6 +922,11 @@ TEST(AttentionCompile, RepresentativeSampleCompilesForHopperAndAmpere) {
     EXPECT_EQ(runtime::cubin_compute_capability(results[i].cubin), requests[i].target.compute_capability());
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(AttentionCompile, RepresentativeSampleCompiles, ::testing::Values("sm_90a", "sm_80"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param) == "sm_80" ? std::string("Ampere") : std::string("Hopper");
+                         });
 
 // The harness's own kernels (the random fill, both references, the baseline's softmax, the compare stages)
 // compile for every head dim, dtype and causality, so that a kernel source NVRTC refuses fails here, on
@@ -940,13 +949,32 @@ TEST(AttentionCompile, TheHarnessUtilitiesCompileForEveryHeadDim) {
   }
 }
 
-TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
-  // For each (tunable, value), pair a base config with the same config at that value. Bases cover the
-  // two mainloops so that every value is valid against at least one of them.
+namespace {
+
+// For each (tunable, value), a base config paired with the same config at that value: every value of
+// every tunable must change the generated code. The pairs compile in kTunableShards tests, each a disjoint
+// part of them, so that no one test runs for minutes on a slow or loaded machine (one test took ~2 minutes
+// alone and passed ctest's 300 s limit beside a second build on 2 cores; issue 48).
+struct TunablePair {
+  std::string what;
+  Config a, b;
+  Problem problem;
+};
+struct TunablePairs {
+  std::vector<Config> bases;
+  std::vector<TunablePair> pairs;
+  std::vector<std::pair<std::string, int>> unpaired;  // values no base takes as they are
+  std::size_t value_pairs = 0;  // the first pairs: those of the bases and o_store (not wgmma's min_ctas)
+};
+constexpr int kTunableShards = 6;
+
+// Each test builds the same list: it is deterministic and compiles nothing.
+void build_tunable_pairs(TunablePairs& out) {
+  // Bases cover the two mainloops so that every value is valid against at least one of them.
   // GQA with a cache longer than the queries, so that pack_gqa and every split count are valid.
   const Problem problem = Problem::parse("b=1,hq=8,hkv=2,sq=512,skv=2048,d=64,causal=1");
   const DeviceLimits limits = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
-  const std::vector<Config> bases = {
+  out.bases = {
       parse_config("mma=mma_sync,block_m=64,block_n=64,warps=4,stages=2,barrier=light,smem_layout=swizzled,"
                    "vec_bytes=16"),
       parse_config("mma=scalar,block_m=32,block_n=32,warps=4,stages=2,barrier=light,smem_layout=swizzled,vec_"
@@ -960,28 +988,21 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
       // q_buffers exists for the persistent schedulers only.
       parse_config("mma=wgmma,block_m=128,warps=12,block_n=64,stages=2,overlap=on,scheduler=dynamic"),
   };
-  struct Pair {
-    std::string what;
-    Config a, b;
-    Problem problem;
-  };
-  std::vector<Pair> pairs;
-  std::vector<std::pair<std::string, int>> unpaired;
   for (const Parameter& param : parameters()) {
     for (int value : param.values) {
       bool paired = false;
-      for (const Config& base : bases) {
+      for (const Config& base : out.bases) {
         if (base.at(param.name) == value) continue;
         Config changed = base;
         changed.set(param.name, value);
         changed = conform(changed);
         if (changed.at(param.name) != value || invalid_reason(changed, problem, limits)) continue;
-        pairs.push_back(
+        out.pairs.push_back(
             {fmt::format("{}={} vs {}", param.name, param.format(value), format(base)), base, changed, problem});
         paired = true;
         break;
       }
-      if (!paired) unpaired.emplace_back(param.name, value);
+      if (!paired) out.unpaired.emplace_back(param.name, value);
     }
   }
   // o_store=tma_half halves an output tile of several 64-column blocks: d >= 128, so at d=128 (a ring of one
@@ -993,27 +1014,9 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
     Config half = whole;
     half.set("o_store", 2);
     ASSERT_EQ(invalid_reason(half, wide, limits), std::nullopt) << text;
-    pairs.push_back({fmt::format("o_store=tma_half vs {} at {}", format(whole), text), whole, half, wide});
+    out.pairs.push_back({fmt::format("o_store=tma_half vs {} at {}", format(whole), text), whole, half, wide});
   }
-  // Every value must be usable somewhere: a value valid with no base would be a dead knob. A value another
-  // change fixes (warps under wgmma) counts when one of the pairs or bases has it.
-  for (const auto& [name, value] : unpaired) {
-    const auto has = [&](const Config& c) { return c.at(name) == value; };
-    EXPECT_TRUE(std::any_of(bases.begin(), bases.end(), has) ||
-                std::any_of(pairs.begin(), pairs.end(), [&](const Pair& p) { return has(p.b); }))
-        << name << "=" << value << " is valid with none of the bases";
-  }
-  // Each distinct (problem, config) compiles once (the bases recur in many pairs).
-  std::vector<runtime::CompileRequest> requests;
-  std::map<std::string, std::size_t> index;
-  const auto key = [](const Problem& p, const Config& c) { return p.to_string() + " " + c.key(); };
-  for (const Pair& p : pairs) {
-    for (const Config* c : {&p.a, &p.b}) {
-      if (index.emplace(key(p.problem, *c), requests.size()).second) {
-        requests.push_back(compile_request(*c, p.problem, runtime::Target::parse("sm_90a")));
-      }
-    }
-  }
+  out.value_pairs = out.pairs.size();
   // min_ctas is paired above with an mma_sync base (the first that takes it); wgmma's own use of it (its
   // launch bounds and the setmaxnreg split of a CTA's share) must change that kernel too.
   const Config wgmma_one = parse_config("mma=wgmma,block_m=128,warps=12,block_n=64,stages=2,overlap=off,pingpong=on,"
@@ -1021,19 +1024,109 @@ TEST(AttentionCompile, EveryValueOfEveryTunableChangesTheCode) {
   Config wgmma_two = wgmma_one;
   wgmma_two.set("min_ctas", 2);
   ASSERT_EQ(invalid_reason(wgmma_two, problem, limits), std::nullopt);
-  pairs.push_back({"min_ctas=2 vs " + format(wgmma_one), wgmma_one, wgmma_two, problem});
-  for (const Config* c : std::initializer_list<const Config*>{&wgmma_one, &wgmma_two}) {
-    if (index.emplace(key(problem, *c), requests.size()).second) {
-      requests.push_back(compile_request(*c, problem, runtime::Target::parse("sm_90a")));
+  out.pairs.push_back({"min_ctas=2 vs " + format(wgmma_one), wgmma_one, wgmma_two, problem});
+}
+
+std::string tunable_compile_key(const Problem& p, const Config& c) { return p.to_string() + " " + c.key(); }
+
+// A rough cost of compiling a kernel, in seconds of one NVRTC thread: the scalar mainloop unrolls each
+// thread's whole share of the tile (20-26 s at 32 elements a thread, 3 s at 8), the others take 1.5-3 s.
+double compile_cost(const Config& c) {
+  if (c.at("mma") != kScalar) return 2;
+  const double per_thread = c.at("block_m") * c.at("block_n") / (32.0 * c.at("warps"));
+  return 0.5 + 0.12 * std::pow(per_thread, 1.5);
+}
+
+// The shard of each pair, in the order of `pairs`. Pairs are placed costliest first, each in the shard
+// that is least loaded once it is added, counting only the compiles it adds there (a config that shard
+// already compiles costs nothing), so the shards take about the same time.
+std::vector<int> tunable_shards(const std::vector<TunablePair>& pairs) {
+  const auto pair_cost = [](const TunablePair& p) { return compile_cost(p.a) + compile_cost(p.b); };
+  std::vector<std::size_t> order(pairs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t x, std::size_t y) { return pair_cost(pairs[x]) > pair_cost(pairs[y]); });
+  std::vector<std::set<std::string>> compiled(kTunableShards);
+  std::vector<double> load(kTunableShards, 0);
+  std::vector<int> shard_of(pairs.size(), -1);
+  for (std::size_t i : order) {
+    const TunablePair& p = pairs[i];
+    int best = 0;
+    double best_load = 0;
+    for (int s = 0; s < kTunableShards; ++s) {
+      double after = load[static_cast<std::size_t>(s)];
+      for (const Config* c : {&p.a, &p.b}) {
+        if (compiled[static_cast<std::size_t>(s)].count(tunable_compile_key(p.problem, *c)) == 0) after += compile_cost(*c);
+      }
+      if (s == 0 || after < best_load) {
+        best = s;
+        best_load = after;
+      }
+    }
+    for (const Config* c : {&p.a, &p.b}) compiled[static_cast<std::size_t>(best)].insert(tunable_compile_key(p.problem, *c));
+    load[static_cast<std::size_t>(best)] = best_load;
+    shard_of[i] = best;
+  }
+  return shard_of;
+}
+
+}  // namespace
+
+// Every value must be usable somewhere: a value valid with no base would be a dead knob. A value another
+// change fixes (warps under wgmma) counts when one of the pairs or bases has it.
+TEST(AttentionCompile, EveryValueOfEveryTunableIsPairedOrUsed) {
+  TunablePairs t;
+  ASSERT_NO_FATAL_FAILURE(build_tunable_pairs(t));
+  for (const auto& [name, value] : t.unpaired) {
+    const auto has = [&](const Config& c) { return c.at(name) == value; };
+    EXPECT_TRUE(std::any_of(t.bases.begin(), t.bases.end(), has) ||
+                std::any_of(t.pairs.begin(), t.pairs.begin() + static_cast<std::ptrdiff_t>(t.value_pairs),
+                            [&](const TunablePair& p) { return has(p.b); }))
+        << name << "=" << value << " is valid with none of the bases";
+  }
+  EXPECT_GE(t.pairs.size(), 16u);
+  // Every pair is compared by exactly one shard, and every shard compares some.
+  const std::vector<int> shard_of = tunable_shards(t.pairs);
+  ASSERT_EQ(shard_of.size(), t.pairs.size());
+  std::vector<int> pairs_in(kTunableShards, 0);
+  for (int s : shard_of) {
+    ASSERT_TRUE(s >= 0 && s < kTunableShards) << s;
+    ++pairs_in[static_cast<std::size_t>(s)];
+  }
+  for (int s = 0; s < kTunableShards; ++s) EXPECT_GT(pairs_in[static_cast<std::size_t>(s)], 0) << "shard " << s;
+}
+
+class EveryValueOfEveryTunableChangesTheCode : public ::testing::TestWithParam<int> {};
+
+// Shard n compiles the pairs tunable_shards() gives it; each distinct (problem, config) of the shard
+// compiles once (the bases recur in many pairs, and may recur in several shards).
+TEST_P(EveryValueOfEveryTunableChangesTheCode, Shard) {
+  TunablePairs t;
+  ASSERT_NO_FATAL_FAILURE(build_tunable_pairs(t));
+  const std::vector<int> shard_of = tunable_shards(t.pairs);
+  std::vector<const TunablePair*> mine;
+  std::vector<runtime::CompileRequest> requests;
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < t.pairs.size(); ++i) {
+    if (shard_of[i] != GetParam()) continue;
+    const TunablePair& p = t.pairs[i];
+    mine.push_back(&p);
+    for (const Config* c : {&p.a, &p.b}) {
+      if (index.emplace(tunable_compile_key(p.problem, *c), requests.size()).second) {
+        requests.push_back(compile_request(*c, p.problem, runtime::Target::parse("sm_90a")));
+      }
     }
   }
-  auto results = compile_all(requests);
-  for (const Pair& p : pairs) {
-    EXPECT_NE(results[index.at(key(p.problem, p.a))].cubin, results[index.at(key(p.problem, p.b))].cubin)
-        << p.what << ": identical CUBIN";
+  ASSERT_FALSE(mine.empty()) << "shard " << GetParam() << " has no pairs";
+  const auto results = compile_all(requests);
+  for (const TunablePair* p : mine) {
+    EXPECT_NE(results[index.at(tunable_compile_key(p->problem, p->a))].cubin,
+              results[index.at(tunable_compile_key(p->problem, p->b))].cubin)
+        << p->what << ": identical CUBIN";
   }
-  EXPECT_GE(pairs.size(), 16u);
 }
+
+INSTANTIATE_TEST_SUITE_P(AttentionCompile, EveryValueOfEveryTunableChangesTheCode, ::testing::Range(0, kTunableShards));
 
 // The default search space leaves out configs certain to spill (attention::excluded_by_default). Held to
 // every mma_sync config compiled for sm_90a in the committed H100 searches: it never names one that
@@ -1458,7 +1551,11 @@ TEST(AttentionWgmma, TheSearchSpaceReachesWgmmaConfigs) {
 // The default space's wgmma configs compile for sm_90a without spills and without wgmma serialized by ptxas
 // (rejected_resources): a seeded sample of them, for both head dims, both element types, causal or not, GQA
 // packed or not (the rule that leaves out certain spills, excluded_by_default, must let none through).
-TEST(AttentionWgmma, ASampleOfTheDefaultSpaceCompilesWithoutSpills) {
+// Two tests, each compiling every other config of the sample: all 20 in one took 47 s in the sanitizer
+// suite beside a second build on 2 cores.
+class ASampleOfTheDefaultSpaceCompilesWithoutSpills : public ::testing::TestWithParam<int> {};
+
+TEST_P(ASampleOfTheDefaultSpaceCompilesWithoutSpills, Half) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
   std::vector<runtime::CompileRequest> requests;
   std::vector<std::string> what;
@@ -1472,18 +1569,21 @@ TEST(AttentionWgmma, ASampleOfTheDefaultSpaceCompilesWithoutSpills) {
     for (int i = 0; i < 5000 && taken < 4; ++i) {
       const std::optional<Config> c = space.sample(rng);
       if (!c || c->at("mma") != kWgmma) continue;
+      if (taken++ % 2 != GetParam()) continue;  // the whole sample is drawn, so both halves see the same
       requests.push_back(compile_request(*c, p, runtime::Target::parse("sm_90a")));
       what.push_back(format(*c) + " | " + text);
-      ++taken;
     }
     EXPECT_EQ(taken, 4) << text;
   }
+  EXPECT_EQ(requests.size(), 10u);
   const auto results = compile_all(requests);
   for (std::size_t i = 0; i < results.size(); ++i) {
     const runtime::ResourceUsage& usage = results[i].resources.begin()->second;
     EXPECT_EQ(rejected_resources(usage), std::nullopt) << what[i];
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(AttentionWgmma, ASampleOfTheDefaultSpaceCompilesWithoutSpills, ::testing::Values(0, 1));
 
 // The wgmma instructions are generated (scripts/gen_wgmma.py); the committed header is what it writes.
 TEST(AttentionWgmma, GeneratedInstructionsAreUpToDate) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <filesystem>
@@ -173,10 +174,40 @@ void write_file(const fs::path& path, const std::string& bytes, Rng& rng) {
   }
 }
 
+// Seconds since `start`.
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The fuzz's work on the inputs as they are (every parse succeeds, every document loads and is searched):
+// the yardstick the fuzz's own time is held to, which a slow or loaded machine or a sanitizer build
+// stretches as much.
+double intact_inputs_seconds(const fs::path& dir) {
+  Rng rng(1);
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < 3000; ++i) {
+    evotune::attention::Problem::parse(kProblems[i % kProblems.size()]);
+    evotune::attention::parse_config(kConfigs[i % kConfigs.size()]);
+    evotune::search::parse_evo_options(kEvo[i % kEvo.size()]);
+    evotune::Config::from_key("block_m=128,warps=8");
+  }
+  for (int i = 0; i < 1500; ++i) {
+    const fs::path path = dir / ("intact" + std::to_string(i) + ".json");
+    std::ofstream(path, std::ios::binary) << seed_document(rng).dump();
+    const evotune::search::T4Space t = evotune::search::T4Space::load(path.string());
+    evotune::search::Rng sample_rng(1);
+    t.space().sample(sample_rng, 1000);
+    evotune::search::score_strategy(t, "random", 4, 1);
+  }
+  return seconds_since(start);
+}
+
 }  // namespace
 
 TEST(Fuzz, ParsersReturnOrThrowUsageErrorOnMutatedInput) {
   Rng rng(fuzz_seed());
+  evotune::testing::TempDir dir;
+  const double intact = intact_inputs_seconds(dir.path());
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < 3000; ++i) {
     expect_parses_or_usage_error("Problem::parse", mutate(kProblems[pick(rng, kProblems.size())], rng),
@@ -188,7 +219,6 @@ TEST(Fuzz, ParsersReturnOrThrowUsageErrorOnMutatedInput) {
     expect_parses_or_usage_error("Config::from_key", mutate("block_m=128,warps=8", rng),
                                  [](const std::string& s) { evotune::Config::from_key(s); });
   }
-  evotune::testing::TempDir dir;
   for (int i = 0; i < 1500; ++i) {
     const fs::path path = dir.path() / ("doc" + std::to_string(i) + ".json");
     write_file(path, t4_variant(rng), rng);
@@ -200,8 +230,11 @@ TEST(Fuzz, ParsersReturnOrThrowUsageErrorOnMutatedInput) {
       evotune::search::score_strategy(t, "random", 4, 1);
     });
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 60) << "the in-process fuzz is meant to take seconds";
+  // No mutated input makes a parser slow: the fuzz costs about what the same work on intact inputs costs
+  // (a ratio, not seconds, so that it holds on a loaded machine; issue 48).
+  const double seconds = seconds_since(start);
+  std::printf("fuzz %.2f s, the same work on intact inputs %.2f s\n", seconds, intact);
+  EXPECT_LT(seconds, 10 * intact + 1) << "the in-process fuzz is meant to cost about what intact inputs cost";
 }
 
 TEST(Fuzz, TheBinaryExitsZeroOrTwoOnMutatedInput) {
@@ -210,7 +243,7 @@ TEST(Fuzz, TheBinaryExitsZeroOrTwoOnMutatedInput) {
   auto check = [&](std::vector<std::string> args) {
     for (std::string& a : args) a.erase(std::remove(a.begin(), a.end(), '\0'), a.end());  // argv cannot hold NUL
     args.insert(args.begin(), evotune::testing::evotune_binary());
-    const evotune::testing::ProcessResult r = evotune::testing::run_process(args, 30);
+    const evotune::testing::ProcessResult r = evotune::testing::run_process(args);  // a limit only against a hang
     std::string shown;
     for (const std::string& a : args) shown += nlohmann::json(a).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace) + " ";
     EXPECT_FALSE(r.timed_out) << "hung: " << shown;

@@ -34,7 +34,7 @@ using evotune::testing::TempDir;
 
 const std::string kT4 = (evotune::testing::t4_dir() / "convolution_milo_A100_T4.json.gz").string();
 
-ProcessResult run_evotune(std::vector<std::string> args, double timeout_seconds = 60) {
+ProcessResult run_evotune(std::vector<std::string> args, double timeout_seconds = 120) {
   args.insert(args.begin(), evotune_binary());
   return run_process(args, timeout_seconds);
 }

@@ -5,6 +5,7 @@
 #include <poll.h>
 
 #include <chrono>
+#include <future>
 #include <thread>
 
 #include "runtime/cubin_cache.h"
@@ -124,9 +125,14 @@ TEST(Prepare, ACompileErrorIsCachedWithItsLogAndNeverCompiledAgain) {
 // config is prepared once however often it is submitted, and the coordinator never holds CUBINs.
 TEST(PrepareAhead, AnswersInAnyOrderOncePerConfigAndWakesAPoll) {
   std::atomic<int> calls{0};
+  // Config 0 finishes only once the test has seen that ready() does not wait for it (a sleep would not
+  // do: on a loaded machine the test can be descheduled for longer than any sleep).
+  std::promise<void> release;
+  const std::shared_future<void> released = release.get_future().share();
   auto prepare = [&](const Config& c) -> runtime::Preparation {
     ++calls;
     const int n = c.at("n");
+    if (n == 0) released.wait_for(std::chrono::seconds(120));  // a limit only against a hang
     std::this_thread::sleep_for(std::chrono::milliseconds(n % 2 == 0 ? 150 : 5));  // evens are slow
     if (n == 3) return Rejection{Rejection::Kind::compile_error, "three does not compile", 0.5, true, std::nullopt};
     runtime::PreparedKernel k;
@@ -144,8 +150,9 @@ TEST(PrepareAhead, AnswersInAnyOrderOncePerConfigAndWakesAPoll) {
   EXPECT_TRUE(ahead.submitted(config(5)));
   EXPECT_FALSE(ahead.submitted(config(9)));
   EXPECT_EQ(ahead.ready(config(0)), nullptr) << "ready() must not block";
+  release.set_value();
   pollfd fd{ahead.notify_fd(), POLLIN, 0};
-  ASSERT_EQ(poll(&fd, 1, 5000), 1) << "a finished preparation wakes a poll";
+  ASSERT_EQ(poll(&fd, 1, 120'000), 1) << "a finished preparation wakes a poll";
   const auto one = ahead.wait(config(1));
   ASSERT_NE(runtime::prepared(*one), nullptr);
   EXPECT_FALSE(runtime::prepared(*one)->cubin) << "the CUBIN stays in the cache, not in the coordinator";

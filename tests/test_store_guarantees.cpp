@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -302,19 +303,29 @@ TEST(Resume, ASecondConcurrentResumeIsRefused) {
   evotune::testing::TempDir dir;
   const std::string db = (dir.path() / "e.db").string();
   const std::string common = "search --replay " + t4(kSpaceA) + " --strategy evo --budget 60 --seed 5 --history 0";
+  const auto started = std::chrono::steady_clock::now();
   EXPECT_EQ(run(common + " --test-kill-after 5 --db " + db).exit_code, 128 + SIGKILL);
-  // The first resume evaluates in a worker that hangs on its 20th request for the trial timeout (4 s):
-  // long enough for the second to try while the first is under way.
+  const double one_start = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // The first resume evaluates in a worker that hangs on its 20th request for the trial timeout: long
+  // enough for the second to start and try while the first is under way. How long the second takes to get
+  // there depends on the machine's speed and load: the run above (a start, its claim and 5 trials) is
+  // timed, and the timeout is several times that, 4 s at least.
+  const double trial_timeout = std::max(4.0, std::ceil(4 * one_start));
+  std::printf("a killed run took %.2f s: trial timeout %g s\n", one_start, trial_timeout);
   const std::string first_log = (dir.path() / "first.log").string();
-  const std::string slow = "search --resume 1 --devices 0 --test-worker-hang-at 20 --trial-timeout 4 --db " + db;
+  const std::string slow = "search --resume 1 --devices 0 --test-worker-hang-at 20 --trial-timeout " +
+                           fmt::format("{:g}", trial_timeout) + " --db " + db;
   std::thread first([&] { run_shell(evotune::testing::evotune_binary() + " " + slow + " > " + first_log); });
-  // Wait until the first resume is under way (it has recorded a trial).
-  for (int i = 0; i < 200; ++i) {
+  // Wait until the first resume is under way (it has recorded a trial); the deadline only guards a hang.
+  bool under_way = false;
+  for (const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+       !under_way && std::chrono::steady_clock::now() < give_up;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    if (Store(db, Store::Mode::read_only).trials(1).size() > 5) break;
+    under_way = Store(db, Store::Mode::read_only).trials(1).size() > 5;
   }
   CliRun second = run("search --resume 1 --db " + db);
   first.join();
+  EXPECT_TRUE(under_way) << "the first resume recorded no trial in 120 s: " << file_bytes(first_log);
   EXPECT_EQ(second.exit_code, 2) << second.output;
   EXPECT_EQ(line_count(second.output), 1) << second.output;
   EXPECT_EQ(second.output.find("UNIQUE"), std::string::npos) << second.output;

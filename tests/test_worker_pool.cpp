@@ -7,6 +7,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include "search/coordinator.h"
@@ -30,8 +33,24 @@ TEST(WorkerPool, DispatchesAsPreparationsFinishAndKeepsProposalOrder) {
   for (int i = 0; i < 3; ++i) {
     for (const Config& c : batches[static_cast<std::size_t>(i)]) batch_of[c.key()] = i;
   }
+  std::vector<WorkerCommand> commands;
+  for (const char* device : {"0", "1"}) {
+    commands.push_back({evotune::testing::evotune_binary(), {"worker", "--device", device, "--replay", t4}});
+  }
   // Batch 0's first config is a straggler: while it compiles, the workers finish the rest of batch 0 and
-  // would wait, so they start on batch 1 early.
+  // would wait, so they start on batch 1 early. It must outlast the workers' start and their work on
+  // everything else ready, however slow the machine: so that is timed first (two fresh workers evaluating
+  // batches 0 and 1), and the straggler takes several times as long, 1.5 s at least.
+  double workers_seconds = 0;
+  {
+    const auto start = std::chrono::steady_clock::now();
+    WorkerPool timed(commands, std::chrono::seconds(120));
+    timed.evaluate_batch(batches[0]);
+    timed.evaluate_batch(batches[1]);
+    workers_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  const auto straggler = std::chrono::milliseconds(std::max(1500, static_cast<int>(4000 * workers_seconds)));
+  std::printf("the workers took %.2f s: the straggler %lld ms\n", workers_seconds, static_cast<long long>(straggler.count()));
   // Every fourth config of each batch is rejected (compile error), every fifth spills.
   std::map<std::string, int> index_in_batch;
   for (const auto& b : batches) {
@@ -39,7 +58,7 @@ TEST(WorkerPool, DispatchesAsPreparationsFinishAndKeepsProposalOrder) {
   }
   auto prepare = [&](const Config& c) -> runtime::Preparation {
     const int batch = batch_of.at(c.key()), index = index_in_batch.at(c.key());
-    std::this_thread::sleep_for(std::chrono::milliseconds(batch == 0 && index == 0 ? 1500 : 20));
+    std::this_thread::sleep_for(batch == 0 && index == 0 ? straggler : std::chrono::milliseconds(20));
     if (index % 4 == 3) {
       return runtime::Rejection{runtime::Rejection::Kind::compile_error, "error: " + c.key(), 0.75, true, std::nullopt};
     }
@@ -56,11 +75,7 @@ TEST(WorkerPool, DispatchesAsPreparationsFinishAndKeepsProposalOrder) {
     return k;
   };
   PrepareAhead ahead(prepare, 4);
-  std::vector<WorkerCommand> commands;
-  for (const char* device : {"0", "1"}) {
-    commands.push_back({evotune::testing::evotune_binary(), {"worker", "--device", device, "--replay", t4}});
-  }
-  WorkerPool pool(std::move(commands), std::chrono::seconds(30));
+  WorkerPool pool(std::move(commands), std::chrono::seconds(120));  // a limit only against a hang
   pool.set_preparer(&ahead);
   ReplayEvaluator direct(recorded);
   // As the coordinator does with lookahead 2.
