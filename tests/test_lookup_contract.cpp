@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 #include <string>
 
 #include "templates/attention/attention_family.h"
@@ -41,14 +42,13 @@ evotune::DeviceLimits limits_of(const tuned::TunedAttention& entry) {
   return evotune::DeviceLimits::for_target(evotune::runtime::Target::parse(entry.target[0] ? entry.target : "sm_90a"));
 }
 
-// A random problem near `entry`'s (batch x heads and lengths within a factor 2^1.5 either way), of any GQA
-// group from 1 to 16, either dtype and causality. Not always of the entry's kind or within its distance:
+// A random problem near `entry`'s (batch x heads and lengths within a factor 2^1.5 either way), of GQA
+// group `group`, either dtype and causality. Not always of the entry's kind or within its distance:
 // draws_inside() keeps those that are.
-tuned::AttentionProblem near(const tuned::AttentionProblem& e, std::mt19937_64& rng) {
+tuned::AttentionProblem near(const tuned::AttentionProblem& e, std::mt19937_64& rng, int group) {
   auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
   auto scaled = [&](int x) { return std::max(1, static_cast<int>(x * std::exp2(uniform(-1.5, 1.5)))); };
   tuned::AttentionProblem p{};
-  const int group = std::uniform_int_distribution<int>(1, 16)(rng);
   p.hkv = std::uniform_int_distribution<int>(1, 8)(rng);
   p.hq = group * p.hkv;
   p.b = std::max(1, scaled(e.b * e.hq) / p.hq);
@@ -70,10 +70,12 @@ TEST(LookupContract, WhatTheLookupServesPassesTheRules) {
   std::mt19937_64 rng(48);
   for (const tuned::TunedAttention& e : tuned::kEntries) {
     int inside = 0, served = 0, refused = 0;
+    std::set<int> groups;
     for (int draw = 0; inside < 300 && draw < 100000; ++draw) {
-      const tuned::AttentionProblem p = near(e.problem, rng);
+      const tuned::AttentionProblem p = near(e.problem, rng, 1 + draw % 16);  // every group 1 to 16 in turn
       if (!inside_contract(e, p)) continue;
       ++inside;
+      groups.insert(p.hq / p.hkv);
       const tuned::Lookup found = tuned::lookup(e.device, e.sm, p);
       if (found.entry == nullptr) {
         ++refused;
@@ -86,6 +88,7 @@ TEST(LookupContract, WhatTheLookupServesPassesTheRules) {
           << "served " << found.entry->config << " for " << run.to_string();
     }
     EXPECT_EQ(inside, 300) << e.config;
+    EXPECT_EQ(groups.size(), 16u) << "not every GQA group from 1 to 16 was drawn around " << e.config;
     EXPECT_GT(served, 0) << "no problem around " << e.config << " was served (" << refused << " refused)";
   }
 }
@@ -98,7 +101,7 @@ TEST(LookupContract, TheHeadersRequirementsAreExactlyTheRules) {
     const evotune::Config config = attention::parse_config(e.config);
     int checked = 0, runs = 0;
     for (int draw = 0; checked < 400 && draw < 100000; ++draw) {
-      const tuned::AttentionProblem p = near(e.problem, rng);
+      const tuned::AttentionProblem p = near(e.problem, rng, 1 + draw % 16);
       if (!tuned::same_kind(e.problem, p)) continue;
       if (p.sq > 1 && e.problem.causal != tuned::masked(p)) continue;  // a kernel of the other causality
       ++checked;
