@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* const kSpace = "convolution_milo_A4000_T4.json.gz";
-std::string t4(const char* name) {
+std::string t4_path(const char* name) {
   return (evotune::testing::t4_dir() / name).string();
 }
 
@@ -66,7 +66,7 @@ void sql(const fs::path& db, const std::string& statements) {
 // A database with one replay run of 20 trials, closed cleanly (nothing beside it).
 fs::path replay_database(const fs::path& dir, const std::string& name = "e.db") {
   const fs::path db = dir / name;
-  const std::vector<std::string> args = {"search", "--replay", t4(kSpace), "--budget",
+  const std::vector<std::string> args = {"search", "--replay", t4_path(kSpace), "--budget",
                                          "20",     "--db",     db.string()};
   const ProcessResult r = evotune_run(args);
   EXPECT_EQ(r.exit_code, 0) << describe(args, r);
@@ -340,7 +340,7 @@ TEST(Reading, BesideAWriterOrACrashedOneReadsEverythingAndTouchesNothing) {
   sqlite3_close(writer);
 
   const fs::path crashed = dir.path() / "crashed.db";
-  const ProcessResult killed = evotune_run({"search", "--replay", t4(kSpace), "--budget", "30",
+  const ProcessResult killed = evotune_run({"search", "--replay", t4_path(kSpace), "--budget", "30",
                                             "--test-kill-after", "12", "--db", crashed.string()});
   ASSERT_EQ(killed.signal, SIGKILL) << killed.output;
   ASSERT_TRUE(fs::exists(crashed.string() + "-wal"));
@@ -376,7 +376,7 @@ TEST(Paths, UnusableDatabasePathsAreUsageErrorsSaidAtOnce) {
       {"export", "--format", "csv"},
       {"export", "--skip-verify", "--no-cubin", "--out", (outputs / "t.h").string()},
       {"report", "-o", (outputs / "r.html").string()},
-      {"search", "--replay", t4(kSpace), "--budget", "3"},
+      {"search", "--replay", t4_path(kSpace), "--budget", "3"},
   };
   for (const std::string& path : paths) {
     for (std::vector<std::string> args : commands) {
@@ -424,7 +424,7 @@ TEST(Paths, AnEmptyFileIsNotAnEvotuneDatabase) {
   EXPECT_EQ(fs::file_size(db), 0u);
   // A search into it records there, as into a new file.
   const ProcessResult search =
-      evotune_run({"search", "--replay", t4(kSpace), "--budget", "3", "--db", db.string()});
+      evotune_run({"search", "--replay", t4_path(kSpace), "--budget", "3", "--db", db.string()});
   EXPECT_EQ(search.exit_code, 0) << search.output;
   EXPECT_EQ(Store(db.string(), Store::Mode::read_only).trials(1).size(), 3u);
 }
@@ -483,7 +483,7 @@ TEST(Messages, DatabaseTextAndPathsWithLineBreaksStayOnOneLine) {
 TEST(Utf8, NonUtf8PathsAndDatabaseTextGiveValidJson) {
   TempDir dir;
   const fs::path space = dir.path() / "\xfe space.json.gz";
-  fs::copy_file(t4(kSpace), space);
+  fs::copy_file(t4_path(kSpace), space);
   const fs::path db = dir.path() / "\xff.db";
   const std::vector<std::string> search = {"search", "--replay", space.string(), "--budget",
                                            "5",      "--db",     db.string()};
