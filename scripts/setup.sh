@@ -3,7 +3,7 @@
 # only when a package is missing. The CUDA toolkit (nvcc, NVRTC, headers) must already be installed.
 set -euo pipefail
 
-packages=(cmake g++ make libfmt-dev libcli11-dev nlohmann-json3-dev libsqlite3-dev zlib1g-dev googletest libgtest-dev libgmock-dev
+packages=(cmake g++ make libfmt-dev libcli11-dev nlohmann-json3-dev libsqlite3-dev libtomlplusplus-dev libmuparser-dev zlib1g-dev googletest libgtest-dev libgmock-dev
   chromium fonts-dejavu-core python3)
 
 missing=()
