@@ -87,6 +87,7 @@ std::string utc_timestamp();
 
 void add_devices_command(CLI::App& app, const GlobalOptions& globals);
 void add_cache_command(CLI::App& app, const GlobalOptions& globals);
+void add_families_command(CLI::App& app, const GlobalOptions& globals);
 void add_compile_bench_command(CLI::App& app, const GlobalOptions& globals);
 void add_compile_server_command(CLI::App& app, const GlobalOptions& globals);
 void add_selftest_command(CLI::App& app, const GlobalOptions& globals);

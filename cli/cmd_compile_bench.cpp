@@ -17,7 +17,8 @@
 #include "runtime/compile_pool.h"
 #include "runtime/compile_processes.h"
 #include "runtime/errors.h"
-#include "search/attention_space.h"
+#include "families/registry.h"
+#include "search/family_space.h"
 #include "templates/smoke/smoke_family.h"
 
 namespace evotune::cli {
@@ -45,8 +46,8 @@ Pass compile_all(runtime::CachingCompiler& compiler, const std::vector<runtime::
   return pass;
 }
 
-// `count` distinct requests: smoke kernels, or valid attention configs (mma_sync, the default search
-// space) of one problem, sampled with a fixed seed.
+// `count` distinct requests: smoke kernels, or valid configs of a family's default search space for one
+// problem (a registered family by name, or a kernel spec file), sampled with a fixed seed.
 std::vector<runtime::CompileRequest> bench_requests(const std::string& kernel, int count, const runtime::Target& target,
                                                     const std::string& problem_text) {
   std::vector<runtime::CompileRequest> requests;
@@ -56,14 +57,18 @@ std::vector<runtime::CompileRequest> bench_requests(const std::string& kernel, i
     }
     return requests;
   }
-  const attention::Problem problem = attention::Problem::parse(problem_text);
+  const bool spec = kernel.find('/') != std::string::npos || kernel.ends_with(".toml");
+  const std::unique_ptr<harness::Family> family = families::open_family(spec ? "" : kernel, spec ? kernel : "");
+  const harness::FamilyProblem problem =
+      problem_text.empty() && !family->listed_problems().empty() ? family->listed_problems().front()
+                                                                 : family->parse_problem(problem_text);
   const search::SearchSpace space =
-      search::attention_search_space(problem, DeviceLimits::for_target(target), search::SpaceScope::default_space);
+      search::family_search_space(*family, problem, DeviceLimits::for_target(target), search::SpaceScope::default_space);
   search::Rng rng(7);
   std::set<std::string> seen;
   for (int tries = 0; static_cast<int>(requests.size()) < count && tries < 100 * count; ++tries) {
     std::optional<Config> c = space.sample(rng);
-    if (c && seen.insert(c->key()).second) requests.push_back(attention::compile_request(*c, problem, target));
+    if (c && seen.insert(c->key()).second) requests.push_back(family->compile_request(*c, problem, target));
   }
   return requests;
 }
@@ -94,7 +99,7 @@ void add_compile_bench_command(CLI::App& app, const GlobalOptions&) {
     std::string threads;  // e.g. "1,8,16"
     std::string processes;
     std::string kernel = "smoke";
-    std::string problem = "b=4,hq=16,sq=4096,skv=4096,d=128,causal=1,dtype=fp16";
+    std::string problem;
     std::string target = "sm_90a";
     bool json = false;
     std::string json_out;
@@ -107,9 +112,12 @@ void add_compile_bench_command(CLI::App& app, const GlobalOptions&) {
   cmd->add_option("--processes", opt->processes,
                   "NVRTC in P compile processes (evotune compile-server), as searches compile; a list measures each "
                   "(default: none, threads only)");
-  cmd->add_option("--kernel", opt->kernel, "smoke (a tiny reduction kernel) or attention (configs of --problem)")
-      ->check(CLI::IsMember({"smoke", "attention"}));
-  cmd->add_option("--problem", opt->problem, "attention problem whose configs --kernel attention compiles");
+  cmd->add_option("--kernel", opt->kernel,
+                  "smoke (a tiny reduction kernel), a family's name (attention: configs of --problem), or a kernel "
+                  "spec file (its first listed problem unless --problem)");
+  cmd->add_option("--problem", opt->problem,
+                  "the problem whose configs a family compiles (default: the family's first listed problem; attention's "
+                  "is b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16)");
   cmd->add_option("--target", opt->target, "compile target, e.g. sm_80, sm_90a");
   cmd->add_flag("--json", opt->json, "print JSON (one object per setting)");
   cmd->add_option("--json-out", opt->json_out, "also write that JSON to this file (default: none)");
@@ -129,7 +137,7 @@ void add_compile_bench_command(CLI::App& app, const GlobalOptions&) {
     nlohmann::json rows = nlohmann::json::array();
     if (!opt->json) {
       fmt::print("compile-bench: {} distinct {} kernels for {} ({} hardware threads)\n", requests.size(),
-                 opt->kernel == "smoke" ? "smoke" : "attention (" + opt->problem + ")", target.name(),
+                 opt->kernel == "smoke" ? "smoke" : opt->kernel + " (" + opt->problem + ")", target.name(),
                  std::thread::hardware_concurrency());
       fmt::print("  {:<10} {:>4}  {:>9} {:>12} {:>16}  {:>12}\n", "mode", "n", "cold s", "compiles/s",
                  "NVRTC s/compile", "cached /s");

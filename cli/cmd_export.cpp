@@ -13,15 +13,14 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
-#include "evidence/export_header.h"
 #include "evidence/export_tables.h"
 #include "evidence/json_text.h"
 #include "evidence/store.h"
-#include "harness/attention_verification.h"
+#include "families/registry.h"
+#include "harness/verification.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_properties.h"
 #include "runtime/errors.h"
-#include "templates/attention/attention_family.h"
 #include "templates/device_limits.h"
 
 #ifndef EVOTUNE_VERSION
@@ -40,6 +39,7 @@ struct ExportOptions {
   bool best_per_problem = false;
   bool skip_verify = false;
   bool no_cubin = false;
+  std::string family, kernel;  // whose winners a header holds (default: --run's family, else attention)
 };
 
 // "9.0" -> 90, from the device properties a run recorded; 0 when none were. Properties that are not
@@ -62,14 +62,25 @@ int sm_of(const std::string& device_json, std::int64_t run_id) {
   return std::stoi(cc.substr(0, dot)) * 10 + (cc[dot + 1] - '0');
 }
 
-// The winning trials to export: one run's, or the fastest of every (device, problem).
-std::vector<evidence::Store::RunBest> winners(const evidence::Store& store, const ExportOptions& opt) {
-  std::vector<evidence::Store::RunBest> all = store.best_of_each_run("attention");
+// The family whose winners the header holds: --run's, else --kernel's or --family's (attention by default).
+std::unique_ptr<harness::Family> export_family(const evidence::Store& store, const ExportOptions& opt) {
   if (opt.run != 0) {
     const evidence::RunInfo info = *store.run_info(requested_or_latest_run(store, opt.run, opt.db));
-    if (info.family != "attention") {
-      throw UsageError(fmt::format("run {} is a {} run; only attention runs export as a header", opt.run, info.family));
+    if (info.family == "replay") {
+      throw UsageError(fmt::format("run {} replayed a recorded space; only GPU searches export as a header", opt.run));
     }
+    const nlohmann::json options = nlohmann::json::parse(info.options_json.empty() ? "{}" : info.options_json, nullptr, false);
+    const std::string spec = options.is_object() ? options.value("kernel_spec", std::string()) : std::string();
+    return families::open_recorded_family(info.family, opt.kernel.empty() ? spec : opt.kernel);
+  }
+  return families::open_family(opt.family, opt.kernel);
+}
+
+// The winning trials to export: one run's, or the fastest of every (device, problem) of the family.
+std::vector<evidence::Store::RunBest> winners(const evidence::Store& store, const ExportOptions& opt,
+                                              const harness::Family& family) {
+  std::vector<evidence::Store::RunBest> all = store.best_of_each_run(family.id());
+  if (opt.run != 0) {
     for (const auto& r : all) {
       if (r.run_id == opt.run) return {r};
     }
@@ -83,14 +94,14 @@ std::vector<evidence::Store::RunBest> winners(const evidence::Store& store, cons
   }
   std::vector<evidence::Store::RunBest> out;
   for (auto& [key, r] : best) out.push_back(r);
-  if (out.empty()) throw UsageError(fmt::format("{} holds no attention run with a valid trial", opt.db));
+  if (out.empty()) throw UsageError(fmt::format("{} holds no {} run with a valid trial", opt.db, family.id()));
   return out;
 }
 
 // Re-verifies the entry on a visible GPU of the same model; fills the entry's verification text.
 // Returns false when the config failed (the export is then refused).
-bool reverify(evidence::TunedEntry& entry, const Config& config, const attention::Problem& problem,
-              const ExportOptions& opt, const GlobalOptions& globals, std::uint64_t seed) {
+bool reverify(harness::ExportedWinner& entry, const harness::Family& family, const ExportOptions& opt,
+              const GlobalOptions& globals, std::uint64_t seed) {
   if (opt.skip_verify) {
     entry.verification = "not re-verified: exported with --skip-verify";
     return true;
@@ -125,16 +136,16 @@ bool reverify(evidence::TunedEntry& entry, const Config& config, const attention
   }
   fmt::print(stderr, "export: re-verifying run {}'s winner on device {} ({})\n", entry.run_id, *ordinal, verified_on);
   CompilerStack stack(globals);
-  const harness::AttentionVerification v =
-      harness::verify_attention_config(config, problem, *ordinal, stack.compiler(), seed);
+  const harness::Verification v =
+      harness::verify_config(family, entry.config, entry.problem, *ordinal, stack.compiler(), seed);
   // The header says what was checked and whether it passed; the measured errors and times vary from run to
   // run, so they go to the terminal, not into the file (the same database must give the same header).
   std::vector<std::string> lines;
-  for (const harness::VerificationCase& c : v.cases) {
+  for (const harness::VerifiedCase& c : v.cases) {
     const char* what = &c == &v.cases.front() ? "new inputs" : "tail shape";
-    lines.push_back(fmt::format("{} {} (seed {}): {}", what, c.problem.to_string(), c.seed,
+    lines.push_back(fmt::format("{} {} (seed {}): {}", what, c.problem, c.seed,
                                 c.passed ? std::string("pass") : "FAIL: " + c.reason));
-    fmt::print(stderr, "export:   {} {}: {}\n", what, c.problem.to_string(),
+    fmt::print(stderr, "export:   {} {}: {}\n", what, c.problem,
                c.passed ? fmt::format("pass, max abs error {:.3g} <= {:.3g}", c.max_abs_error, c.tolerance)
                         : "FAIL: " + c.reason);
   }
@@ -158,12 +169,12 @@ std::string native_target_of(int sm) {
   return p.native_target();
 }
 
-// Compiles the entry's config ahead of time for its device's target, as the launcher would for any shape of
-// its head dim, dtype and causality (attention::any_shape_problem), through the cubin cache; fills the
-// entry's kernel fields. Returns why not when the target cannot be built or the config is invalid there or
-// does not compile. A run that recorded no device architecture gets no CUBIN (the launcher compiles it).
-std::optional<std::string> compile_ahead_of_time(evidence::TunedEntry& entry, const Config& config,
-                                                 const attention::Problem& problem, CompilerStack& stack) {
+// Compiles the entry's config ahead of time for its device's target, the kernel the family embeds
+// (Family::compile_for_export), through the cubin cache; fills the entry's kernel fields. Returns why not
+// when the target cannot be built or the config is invalid there or does not compile. A run that recorded no
+// device architecture gets no CUBIN.
+std::optional<std::string> compile_ahead_of_time(harness::ExportedWinner& entry, const harness::Family& family,
+                                                 CompilerStack& stack) {
   if (entry.sm == 0) {
     fmt::print(stderr, "export: run {} recorded no device architecture: its entry has no CUBIN\n", entry.run_id);
     return std::nullopt;
@@ -175,78 +186,55 @@ std::optional<std::string> compile_ahead_of_time(evidence::TunedEntry& entry, co
   } catch (const UsageError& e) {
     return fmt::format("cannot compile for {} ({}); export with --no-cubin", entry.target, e.what());
   }
-  const DeviceLimits limits = DeviceLimits::for_target(target);
-  const attention::Problem any_shape = attention::any_shape_problem(problem.d, problem.causal, problem.dtype);
-  const runtime::Preparation preparation = attention::prepare(config, any_shape, limits, target, stack.compiler());
+  const runtime::Preparation preparation =
+      family.compile_for_export(entry.config, entry.problem, DeviceLimits::for_target(target), target, stack.compiler());
   if (const runtime::Rejection* r = runtime::rejected(preparation)) {
     return fmt::format("does not compile for {}: {}", entry.target, r->reason);
   }
   const runtime::PreparedKernel& prepared = std::get<runtime::PreparedKernel>(preparation);
   entry.kernel_name = prepared.kernel_name;
-  entry.sources = attention::kernel_sources_digest();
   entry.cubin = *prepared.cubin;
-  entry.threads = attention::threads(config);
-  entry.shared_bytes = attention::shared_bytes(config, any_shape);
-  const attention::LaunchPlan plan = attention::launch_plan(config, problem, limits);
-  for (std::size_t i = 0; i < 3; ++i) entry.grid[i] = static_cast<int>(plan.kernel.grid[i]);
+  entry.resources = prepared.resources;
   return std::nullopt;
 }
 
 void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
   require_database(opt.db);
   evidence::Store store(opt.db, evidence::Store::Mode::read_only);
+  const std::unique_ptr<harness::Family> family = export_family(store, opt);
+  const std::string out = opt.out.empty() ? family->default_header_name() : opt.out;
+  refuse_database_as_output(out, opt.db);
   std::map<std::int64_t, evidence::RunRow> rows;
   for (const evidence::RunRow& r : store.runs()) rows[r.id] = r;
-  evidence::TunedHeaderInput input;
+  harness::ExportInput input;
   // File names, not paths: exporting the same database from elsewhere gives the same bytes.
   const std::string db_name = std::filesystem::path(opt.db).filename().string();
   input.command = fmt::format("evotune export --db {} {} --out {}{}{}", db_name,
                               opt.run != 0 ? fmt::format("--run {}", opt.run) : std::string("--best-per-problem"),
-                              std::filesystem::path(opt.out).filename().string(), opt.skip_verify ? " --skip-verify" : "",
+                              std::filesystem::path(out).filename().string(), opt.skip_verify ? " --skip-verify" : "",
                               opt.no_cubin ? " --no-cubin" : "");
   input.database = db_name;
-  CompilerStack stack(globals);
   input.evotune_version = EVOTUNE_VERSION;
-  for (const Parameter& p : attention::parameters()) {
-    input.tunables.emplace_back(p.name, !p.categorical());
-    if (p.named_value) input.named_values.emplace(p.name, *p.named_value);
-  }
+  CompilerStack stack(globals);
   std::vector<std::string> failures;
   std::uint64_t seed = 0x5eed0001;  // far from the searches' seeds (1 unless --seed): new inputs
-  for (const evidence::Store::RunBest& w : winners(store, opt)) {
+  for (const evidence::Store::RunBest& w : winners(store, opt, *family)) {
     const evidence::RunInfo info = *store.run_info(w.run_id);
-    attention::Problem problem;
-    Config config;
-    int sm = 0;
+    harness::ExportedWinner e;
     try {
-      sm = sm_of(info.device_json, w.run_id);
-      problem = attention::Problem::parse(w.problem);
-      config = attention::parse_config(w.best.config);  // tunables added since the run keep their defaults
-    } catch (const UsageError& e) {
+      e.sm = sm_of(info.device_json, w.run_id);
+      e.problem = family->parse_problem(w.problem);
+      // Tunables added since the run keep their defaults.
+      const DeviceLimits limits =
+          e.sm != 0 ? DeviceLimits::for_target(runtime::Target::parse(native_target_of(e.sm))) : DeviceLimits{};
+      e.config = family->parse_config(w.best.config, e.problem, limits);
+    } catch (const UsageError& err) {
       if (opt.run != 0) throw;
       fmt::print(stderr, "export: skipping run {}: this evotune cannot read it ({})\n", w.run_id,
-                 one_line(e.what()));
+                 one_line(err.what()));
       continue;
     }
-    evidence::TunedEntry e;
     e.device = w.device;
-    e.sm = sm;
-    e.b = problem.b;
-    e.hq = problem.hq;
-    e.hkv = problem.hkv;
-    e.sq = problem.sq;
-    e.skv = problem.skv;
-    e.d = problem.d;
-    e.causal = problem.causal;
-    e.bf16 = problem.dtype == attention::DType::bf16;
-    e.problem_text = problem.to_string();
-    e.config_text = attention::format(config);
-    // The rules the header's lookup checks for other problems, on the limits of the entry's architecture (the
-    // C ABI checks them again against the live device's).
-    const DeviceLimits family_limits =
-        sm != 0 ? DeviceLimits::for_target(runtime::Target::parse(native_target_of(sm))) : DeviceLimits{};
-    const attention::ProblemRequirements needs = attention::problem_requirements(config, problem.d, family_limits);
-    e.needs = {needs.group_divides, needs.min_group, needs.min_skv, needs.max_skv, needs.max_rows};
     e.run_id = w.run_id;
     e.trial_seq = w.best.seq;
     e.strategy = info.strategy;
@@ -258,29 +246,29 @@ void export_header(const ExportOptions& opt, const GlobalOptions& globals) {
     e.tflops = w.best.tflops.value_or(0);
     e.gbps = w.best.gbps.value_or(0);
     for (const evidence::BaselineRecord& b : store.baselines(w.run_id)) {
-      if (b.median_us) e.baselines.push_back({b.name, *b.median_us});
+      if (b.median_us) e.baselines.push_back(b);
     }
     // A config that does not compile for its target, or fails re-verification, refuses the export.
-    if (std::optional<std::string> why = opt.no_cubin ? std::nullopt : compile_ahead_of_time(e, config, problem, stack)) {
-      failures.push_back(fmt::format("run {} ({}): {}", e.run_id, e.problem_text, *why));
+    if (std::optional<std::string> why = opt.no_cubin ? std::nullopt : compile_ahead_of_time(e, *family, stack)) {
+      failures.push_back(fmt::format("run {} ({}): {}", e.run_id, e.problem.text, *why));
       e.verification = *why;
-    } else if (!reverify(e, config, problem, opt, globals, seed)) {
-      failures.push_back(fmt::format("run {} ({}): {}", e.run_id, e.problem_text, e.verification));
+    } else if (!reverify(e, *family, opt, globals, seed)) {
+      failures.push_back(fmt::format("run {} ({}): {}", e.run_id, e.problem.text, e.verification));
     }
     seed += 16;
     fmt::print(stderr, "export: run {} trial {} on {}: {} ({:.2f} us): {}\n", e.run_id, e.trial_seq,
-               one_line(e.device), one_line(e.problem_text), e.median_us,
+               one_line(e.device), one_line(e.problem.text), e.median_us,
                e.reverified ? "re-verified" : one_line(e.verification.substr(0, e.verification.find('\n'))));
-    input.entries.push_back(std::move(e));
+    input.winners.push_back(std::move(e));
   }
   if (!failures.empty()) {
     throw std::runtime_error(fmt::format("export refused, {} was not written: a config failed to compile or re-verify: {}",
-                                         opt.out, fmt::join(failures, " | ")));
+                                         out, fmt::join(failures, " | ")));
   }
-  if (input.entries.empty()) throw UsageError(fmt::format("nothing in {} to export", opt.db));
-  write_output_file(opt.out, evidence::render_tuned_header(input));
-  fmt::print(stderr, "export: wrote {} ({} {})\n", opt.out, input.entries.size(),
-             input.entries.size() == 1 ? "entry" : "entries");
+  if (input.winners.empty()) throw UsageError(fmt::format("nothing in {} to export", opt.db));
+  write_output_file(out, family->render_header(input));
+  fmt::print(stderr, "export: wrote {} ({} {})\n", out, input.winners.size(),
+             input.winners.size() == 1 ? "entry" : "entries");
 }
 
 }  // namespace
@@ -295,13 +283,17 @@ void add_export_command(CLI::App& app, const GlobalOptions& globals) {
   cmd->add_option("--format", opt->format, "header (default), csv or t4")
       ->check(CLI::IsMember({"header", "csv", "t4"}));
   cmd->add_option("--out,-o", opt->out,
-                  "output file (header: default tuned_attention.h; csv, t4: default standard output, or -)");
+                  "output file (header: default tuned_<family>.h, tuned_attention.h for attention; csv, t4: default "
+                  "standard output, or -)");
   auto* run = cmd->add_option("--run", opt->run, "run id (header: only this run's winner; csv, t4: default latest)")
                   ->check(WholeNumber(1, kMaxRun))
                   ->default_str("");
   cmd->add_flag("--best-per-problem", opt->best_per_problem,
                 "header: the fastest config of every (device, problem) in the database (the default)")
       ->excludes(run);
+  cmd->add_option("--family", opt->family, "header: whose winners (default: --run's family, else attention)");
+  cmd->add_option("--kernel", opt->kernel, "header: the winners of this kernel spec's runs (a user-kernel family; default: none)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--table", opt->table, "csv: trials (default) or evo_log")->check(CLI::IsMember({"trials", "evo_log"}));
   cmd->add_flag("--skip-verify", opt->skip_verify,
                 "header: do not re-verify on a GPU even when one is present (entries are marked not re-verified)");
@@ -309,14 +301,17 @@ void add_export_command(CLI::App& app, const GlobalOptions& globals) {
                 "header: leave out the ahead-of-time CUBINs (a smaller header; the launcher then compiles each "
                 "config with NVRTC at run time)");
   cmd->callback([opt, &globals] {
-    if (opt->format == "header" && opt->out.empty()) opt->out = "tuned_attention.h";
-    refuse_database_as_output(opt->out, opt->db);
+    if (!opt->kernel.empty()) {
+      if (!opt->family.empty()) throw UsageError("give --family or --kernel, not both");
+      opt->kernel = std::filesystem::absolute(opt->kernel).lexically_normal().string();
+    }
     if (opt->format == "header") {
       export_header(*opt, globals);
       return;
     }
-    if (opt->best_per_problem || opt->skip_verify || opt->no_cubin) {
-      throw UsageError("--best-per-problem, --skip-verify and --no-cubin apply to --format header");
+    refuse_database_as_output(opt->out, opt->db);
+    if (opt->best_per_problem || opt->skip_verify || opt->no_cubin || !opt->family.empty() || !opt->kernel.empty()) {
+      throw UsageError("--best-per-problem, --skip-verify, --no-cubin, --family and --kernel apply to --format header");
     }
     require_database(opt->db);
     evidence::Store store(opt->db, evidence::Store::Mode::read_only);

@@ -1,6 +1,7 @@
 // evotune search: run a search and record every trial in the evidence database. Three modes:
-//   --problem P             attention configs on GPUs: prepared (rules, compile in compile processes,
-//                           spill verdict) in this process, checked and timed in `evotune worker` processes;
+//   --problem P             a family's configs on GPUs (--family, attention by default, or --kernel SPEC):
+//                           prepared (rules, compile in compile processes, spill verdict) in this process,
+//                           checked and timed in `evotune worker` processes;
 //   --problem P --compile-only   no GPU: prepare what a search would consider, into the cubin cache;
 //   --replay FILE.t4        a recorded space (Kernel Tuner T4): the whole loop without a GPU.
 // Ctrl-C (SIGINT) or SIGTERM stops any of them with every finished trial recorded, the run marked
@@ -29,21 +30,20 @@
 #include "cli/cli_common.h"
 #include "evidence/json_text.h"
 #include "evidence/store.h"
-#include "harness/library_baseline.h"
+#include "families/registry.h"
 #include "harness/timer.h"
 #include "runtime/compile_processes.h"
 #include "runtime/device_properties.h"
 #include "runtime/errors.h"
 #include "runtime/interrupt.h"
 #include "runtime/sha256.h"
-#include "search/attention_history.h"
-#include "search/attention_space.h"
 #include "search/coordinator.h"
+#include "search/family_space.h"
+#include "search/history.h"
 #include "search/prepare_ahead.h"
 #include "search/t4.h"
 #include "search/worker_pool.h"
 #include "search/worker_protocol.h"
-#include "templates/attention/attention_family.h"
 
 namespace evotune::cli {
 namespace {
@@ -61,6 +61,7 @@ struct Options {
   std::string compile_crash_on, compile_hang_on;
   int history = 3;
   std::string problem, target = "sm_90a";
+  std::string family = "attention", kernel;  // kernel: a user-kernel spec's absolute path
   std::string evo;
   double max_minutes = 0;
   int stop_after_stagnant = 0;
@@ -208,11 +209,12 @@ runtime::CompileProcessOptions compile_process_options(const Options& opt, doubl
 // `compiled`, `invalid` (spills), `compile_error` or `compile_timeout`. The cache can then travel to the
 // GPU machine, where the same compiles are hits.
 void run_compile_only(const Options& opt, const GlobalOptions& globals) {
-  const attention::Problem problem = attention::Problem::parse(opt.problem);
+  const std::unique_ptr<harness::Family> family = families::open_family(opt.family, opt.kernel);
+  const harness::FamilyProblem problem = family->parse_problem(opt.problem);
   const runtime::Target target = compile_target(opt.target);
   const DeviceLimits limits = DeviceLimits::for_target(target);
   const search::SpaceScope scope = search::parse_space_scope(opt.space);
-  search::SearchSpace space = search::attention_search_space(problem, limits, scope);
+  search::SearchSpace space = search::family_search_space(*family, problem, limits, scope);
   auto strategy = search::make_random(space, opt.seed);
   std::vector<Config> configs = strategy->propose(opt.budget);
   std::optional<PrivateCache> private_cache;
@@ -223,22 +225,23 @@ void run_compile_only(const Options& opt, const GlobalOptions& globals) {
   runtime::throw_if_interrupted();
   evidence::Store store(opt.db, evidence::Store::Mode::read_write);
   evidence::RunInfo info;
-  info.family = "attention";
-  info.problem = problem.to_string();
-  info.problem_json = attention::to_json(problem).dump();
+  info.family = family->id();
+  info.problem = problem.text;
+  info.problem_json = family->problem_json(problem).dump();
   info.strategy = "compile-only";
   info.seed = opt.seed;
   info.budget = opt.budget;
   info.device = target.name();
   info.versions = fmt::format("evotune {} NVRTC {}", EVOTUNE_VERSION, runtime::nvrtc_version());
-  info.options_json = nlohmann::json{{"target", target.name()}, {"compile_only", true}, {"space", opt.space},
-                                     {"compile_timeout", opt.compile_timeout}}
-                          .dump();
+  nlohmann::json options{{"target", target.name()}, {"compile_only", true}, {"space", opt.space},
+                         {"compile_timeout", opt.compile_timeout}};
+  if (!opt.kernel.empty()) options["kernel_spec"] = opt.kernel;
+  info.options_json = evidence::json_text(options);
   std::int64_t run_id = store.create_run(info);
   fmt::print(stderr, "search: compile-only run {} in {}: {} configs of {} ({} space) for {} in {} compile processes\n",
-             run_id, opt.db, configs.size(), problem.to_string(), opt.space, target.name(), processes.processes());
+             run_id, opt.db, configs.size(), problem.text, opt.space, target.name(), processes.processes());
   search::PrepareAhead ahead(
-      [&](const Config& c) { return attention::prepare(c, problem, limits, target, compiler); }, processes.processes());
+      [&](const Config& c) { return family->prepare(c, problem, limits, target, compiler); }, processes.processes());
   ahead.submit(configs);
   int accepted = 0, rejected = 0, failed = 0, recorded = 0;
   const bool terminal = isatty(fileno(stderr)) != 0;
@@ -246,7 +249,7 @@ void run_compile_only(const Options& opt, const GlobalOptions& globals) {
     evidence::TrialRecord t;
     t.seq = static_cast<int>(i);
     t.config_key = configs[i].key();
-    t.config = attention::format(configs[i]);
+    t.config = family->format_config(configs[i]);
     const runtime::PreparedKernel* kernel = runtime::prepared(p);
     if (const runtime::Rejection* r = runtime::rejected(p)) {
       t.status = r->trial_status();
@@ -384,12 +387,17 @@ Resumed read_resumed_run(const Options& opt) {
   return {opt.resume, *info, resumed_settings(peek, opt.resume, opt.db)};
 }
 
+// The family of a recorded GPU run: by id, a user's kernel from the spec path its options recorded.
+std::unique_ptr<harness::Family> recorded_family(const Resumed& r) {
+  return families::open_recorded_family(r.info.family, r.settings.options.value("kernel_spec", std::string()));
+}
+
 // A resume replays the run as it was recorded; an option on the command line that says otherwise would mix
 // two searches in one run, and is refused (one line, naming the option). Options that only say how this
 // invocation runs (--max-minutes, --compile-processes, --summary-json, --library-baseline; --devices and
 // --trial-timeout of a replay) are free.
 void refuse_contradicting_options(const Options& opt, const Resumed& r) {
-  const bool gpu = r.info.family == "attention";
+  const bool gpu = r.info.family != "replay";
   auto refuse = [&](const std::string& option, const std::string& recorded, const std::string& given) {
     throw UsageError(fmt::format("run {} was recorded with {} {}; resuming it with {} {} would mix two searches in "
                                  "one run (leave {} out, or start a new run)",
@@ -420,8 +428,13 @@ void refuse_contradicting_options(const Options& opt, const Resumed& r) {
     if (!opt.replay.empty()) {
       throw UsageError(fmt::format("run {} is a GPU search of {}; --replay does not apply to it", r.run_id, r.info.problem));
     }
-    if (!opt.problem.empty() && attention::Problem::parse(opt.problem).to_string() != r.info.problem) {
-      refuse("--problem", r.info.problem, attention::Problem::parse(opt.problem).to_string());
+    const std::unique_ptr<harness::Family> family = recorded_family(r);
+    if (opt.given.count("--family") && opt.family != family->id()) refuse("--family", family->id(), opt.family);
+    if (opt.given.count("--kernel") && opt.kernel != r.settings.options.value("kernel_spec", std::string())) {
+      refuse("--kernel", r.settings.options.value("kernel_spec", std::string("(none)")), opt.kernel);
+    }
+    if (!opt.problem.empty() && family->parse_problem(opt.problem).text != r.info.problem) {
+      refuse("--problem", r.info.problem, family->parse_problem(opt.problem).text);
     }
     const std::string devices = r.settings.options.value("devices", std::string("0"));
     if (opt.given.count("--devices") && parse_devices(opt.devices) != parse_devices(devices)) {
@@ -522,9 +535,10 @@ std::string best_text(const search::SearchSummary& s) {
 // confirmation's, so that the baselines are timed as the winner was (0 without a confirmation: each
 // baseline's length decides).
 void record_baselines(evidence::Store& store, std::int64_t run_id, search::WorkerPool& pool,
-                      const attention::Problem& problem, int device, bool library, int batch) {
+                      const harness::Family& family, const harness::FamilyProblem& problem, int device, bool library,
+                      int batch) {
   if (!store.baselines(run_id).empty()) return;
-  fmt::print(stderr, "search: measuring the baselines (unfused cuBLAS attention, GEMM and copy peaks)\n");
+  fmt::print(stderr, "search: measuring the baselines ({})\n", family.baselines_description());
   std::optional<std::string> reply =
       pool.ask(0, search::to_line(search::WorkerRequest{search::BaselinesRequest{batch}}));
   if (!reply) {
@@ -551,13 +565,12 @@ void record_baselines(evidence::Store& store, std::int64_t run_id, search::Worke
   };
   for (const evidence::BaselineRecord& b : measured) record(b);
   if (!library) return;
-  fmt::print(stderr, "search: timing PyTorch SDPA (flash, cuDNN) on device {} (--library-baseline off skips)\n", device);
-  harness::LibraryBaselineOptions options;
-  options.device = device;
-  options.batch = batch;
-  const harness::LibraryBaselines sdpa = harness::measure_library_baselines(problem, options);
-  if (!sdpa.unavailable.empty()) fmt::print(stderr, "search: no library baseline: {}\n", sdpa.unavailable);
-  for (const evidence::BaselineRecord& b : sdpa.records) record(b);
+  fmt::print(stderr, "search: timing the library baselines on device {} (--library-baseline off skips)\n", device);
+  const harness::Family::LibraryBaselines library_baselines = family.library_baselines(problem, device, batch);
+  if (!library_baselines.unavailable.empty()) {
+    fmt::print(stderr, "search: no library baseline: {}\n", library_baselines.unavailable);
+  }
+  for (const evidence::BaselineRecord& b : library_baselines.records) record(b);
 }
 
 // DESIGN.md: "the final winner is confirmed by re-timing the top few configs interleaved". A GPU's state
@@ -575,7 +588,7 @@ struct Confirmed {
 constexpr int kConfirmTop = 5, kConfirmRounds = 5, kConfirmReps = 10;
 
 std::vector<Confirmed> confirm_top(evidence::Store& store, std::int64_t run_id, search::WorkerPool& pool,
-                                   search::PrepareAhead& ahead) {
+                                   search::PrepareAhead& ahead, const harness::Family& family) {
   if (!store.retimes(run_id).empty()) return {};  // a resumed run confirmed before: kept as it was
   const std::vector<evidence::TrialRecord> top = store.top(run_id, kConfirmTop);
   if (top.size() < 2) return {};
@@ -587,7 +600,7 @@ std::vector<Confirmed> confirm_top(evidence::Store& store, std::int64_t run_id, 
   for (const evidence::TrialRecord& t : top) {
     // Prepared in this search, or (a resumed run) prepared now from the cache.
     // (A trial recorded before a tunable existed ran it at its default value.)
-    const auto p = ahead.wait(attention::complete_recorded(Config::from_key(t.config_key)));
+    const auto p = ahead.wait(family.complete_recorded(Config::from_key(t.config_key)));
     const runtime::PreparedKernel* kernel = runtime::prepared(*p);
     if (kernel == nullptr) continue;
     request.kernels.push_back({t.config_key, kernel->cache_key, kernel->kernel_name, std::nullopt});
@@ -622,11 +635,10 @@ std::vector<Confirmed> confirm_top(evidence::Store& store, std::int64_t run_id, 
   return ranking;
 }
 
-// A search of attention configs on GPUs: this process proposes, prepares (compile processes) and
-// records; one `evotune worker --problem` per device loads, checks and times.
+// A search of a family's configs on GPUs: this process proposes, prepares (compile processes) and records;
+// one `evotune worker --problem` per device loads, checks and times.
 void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   const auto command_start = std::chrono::steady_clock::now();
-  attention::Problem problem = attention::Problem::parse(opt.problem);
   search::parse_evo_options(opt.evo);  // a bad option is a usage error before any database is touched
   std::vector<int> ordinals = parse_devices(opt.devices.empty() ? "0" : opt.devices);
   // The run to resume, as recorded, and whether the command line agrees with it: before anything else.
@@ -637,6 +649,12 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
     if (say_if_finished(*resumed, opt.db)) return;
     ordinals = parse_devices(resumed->settings.options.value("devices", std::string("0")));
   }
+  const std::unique_ptr<harness::Family> family_holder =
+      resumed ? recorded_family(*resumed) : families::open_family(opt.family, opt.kernel);
+  const harness::Family& family = *family_holder;
+  const std::string kernel_spec =
+      resumed ? resumed->settings.options.value("kernel_spec", std::string()) : opt.kernel;
+  const harness::FamilyProblem problem = family.parse_problem(resumed ? resumed->info.problem : opt.problem);
   // The device next: without one (exit 3) no database is created or touched.
   const runtime::DeviceProperties props = runtime::query_device(ordinals.at(0));  // no device: exit 3
   // The cubin cache is where prepared kernels travel from the compile processes to the workers: one that
@@ -656,28 +674,25 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   double timeout = run_id != 0 ? settings.options.value("trial_timeout", opt.trial_timeout) : opt.trial_timeout;
   const search::SpaceScope scope = search::parse_space_scope(settings.space);
   const DeviceLimits limits = DeviceLimits::from(props);
-  search::SearchSpace space = search::attention_search_space(problem, limits, scope);
+  search::SearchSpace space = search::family_search_space(family, problem, limits, scope);
   if (run_id == 0 && settings.strategy == "evo") {
-    // Generation 0 starts from the problem-aware default (attention::heuristic_config), as bench and the
-    // launcher's fallback do; stored with the other seeds, so a resume replays it.
-    const Config heuristic = attention::heuristic_config(problem, limits);
+    // Generation 0 starts from the problem-aware default, as bench and the launcher's fallback do, and the
+    // family's alternatives to it (the other side of its rules, farther than mutation reaches in a short
+    // search); stored with the other seeds, so a resume replays them.
+    const Config heuristic = family.default_config(problem, limits);
     if (space.valid(heuristic)) {
-      fmt::print(stderr, "search: seed from the problem-aware default: {}\n", attention::format(heuristic));
+      fmt::print(stderr, "search: seed from the problem-aware default: {}\n", family.format_config(heuristic));
       settings.seeds.push_back(heuristic.key());
     }
-    // And the rules' other side where a bound falls on this kind of problem (the d=64 four-CTA config or the
-    // 128/192-row one): a bound measured on other shapes can be wrong near this one, and the two families are
-    // several tunables apart, farther than mutation reaches in a short search (run_65fa2e4's b2 hq24 s1536
-    // search never tried the four-CTA config, 2% faster there: NOTES.md v12).
-    for (const Config& other : attention::heuristic_alternatives(problem, limits)) {
+    for (const Config& other : family.default_alternatives(problem, limits)) {
       if (!space.valid(other)) continue;
-      fmt::print(stderr, "search: seed from the other side of the default's rules: {}\n", attention::format(other));
+      fmt::print(stderr, "search: seed from the other side of the default's rules: {}\n", family.format_config(other));
       settings.seeds.push_back(other.key());
     }
   }
   if (run_id == 0 && settings.strategy == "evo" && opt.history > 0) {
     for (const search::HistoricalSeed& s :
-         search::attention_historical_seeds(store, problem, props.name, space, opt.history)) {
+         search::historical_seeds(store, family, problem, props.name, space, opt.history)) {
       fmt::print(stderr, "search: historical seed from run {} ({} on {}, distance {:.1f}): {}\n", s.run_id, s.problem,
                  s.device, s.distance, format_config(s.config, space.parameters()));
       settings.seeds.push_back(s.config.key());
@@ -685,16 +700,16 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   }
   // Seeds stored by a run recorded before a tunable existed ran it at its default value.
   std::vector<Config> seeds = configs_from_keys(settings.seeds);
-  for (Config& seed : seeds) seed = attention::complete_recorded(seed);
+  for (Config& seed : seeds) seed = family.complete_recorded(seed);
   auto strategy = search::make_strategy(settings.strategy, space, settings.seed, seeds,
                                         search::parse_evo_options(settings.evo));
   std::string devices;
   for (int d : ordinals) devices += (devices.empty() ? "" : ",") + std::to_string(d);
   if (run_id == 0) {
     evidence::RunInfo info;
-    info.family = "attention";
-    info.problem = problem.to_string();
-    info.problem_json = attention::to_json(problem).dump();
+    info.family = family.id();
+    info.problem = problem.text;
+    info.problem_json = family.problem_json(problem).dump();
     info.strategy = settings.strategy;
     info.seed = settings.seed;
     info.budget = settings.budget;
@@ -705,6 +720,7 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
     nlohmann::json options = stored_options(settings);
     options["devices"] = devices;
     options["trial_timeout"] = timeout;
+    if (!kernel_spec.empty()) options["kernel_spec"] = kernel_spec;
     info.options_json = evidence::json_text(options);
     runtime::throw_if_interrupted();
     run_id = store.create_run(info);
@@ -719,7 +735,7 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   runtime::CachingCompiler compiler(processes, cache);
   const runtime::Target target = runtime::Target::parse(props.native_target());
   search::PrepareAhead ahead(
-      [&](const Config& c) { return attention::prepare(c, problem, limits, target, compiler); }, processes.processes());
+      [&](const Config& c) { return family.prepare(c, problem, limits, target, compiler); }, processes.processes());
   fmt::print(stderr,
              "search: {} run {} in {} ({} on {}, {} worker(s), budget {}, seed {}, {} historical seeds; {} space, "
              "lookahead {}, {} compile processes)\n",
@@ -729,7 +745,12 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   std::vector<search::WorkerCommand> commands;
   for (int d : ordinals) {
     search::WorkerCommand c{self_executable(), {"--cache-dir", cache_path.string()}};
-    c.args.insert(c.args.end(), {"worker", "--device", std::to_string(d), "--problem", problem.to_string()});
+    c.args.insert(c.args.end(), {"worker", "--device", std::to_string(d), "--problem", problem.text});
+    if (kernel_spec.empty()) {
+      c.args.insert(c.args.end(), {"--family", family.id()});
+    } else {
+      c.args.insert(c.args.end(), {"--kernel", kernel_spec});
+    }
     commands.push_back(std::move(c));
   }
   search::WorkerPool pool(std::move(commands), std::chrono::milliseconds(static_cast<long long>(timeout * 1000)));
@@ -742,8 +763,8 @@ void run_gpu_search(const Options& opt, const GlobalOptions& globals) {
   std::vector<Confirmed> confirmed;
   try {
     // A run stopped by the clock goes on later: its winner is confirmed when it finishes.
-    if (s.stop_reason != "time") confirmed = confirm_top(store, run_id, pool, ahead);
-    record_baselines(store, run_id, pool, problem, ordinals.at(0), opt.library_baseline == "auto",
+    if (s.stop_reason != "time") confirmed = confirm_top(store, run_id, pool, ahead, family);
+    record_baselines(store, run_id, pool, family, problem, ordinals.at(0), opt.library_baseline == "auto",
                      confirmed.empty() ? 0 : confirmed[0].batch);
   } catch (const runtime::Interrupted& e) {
     // The trials are all in; the resume replays them and then confirms the winner and measures the baselines.
@@ -970,8 +991,13 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
                   "--problem or --replay)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--problem", opt->problem,
-                  "attention problem, e.g. b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16 (no default: give --problem "
-                  "or --replay)");
+                  "the family's problem, e.g. b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16 for attention (default with "
+                  "--family or --kernel: the family's listed problems, one run each)");
+  cmd->add_option("--family", opt->family, "the kernel family (default attention; evotune families lists them)");
+  cmd->add_option("--kernel", opt->kernel,
+                  "tune a kernel of yours described by a spec file (docs/kernel-spec.md); its family is "
+                  "user_kernel:<name> (default: none, --family's kernels)")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--compile-only", opt->compile_only,
                 "no GPU: prepare (compile) the configs a search would consider into the cubin cache and record "
                 "their resources");
@@ -1050,24 +1076,38 @@ void add_search_command(CLI::App& app, const GlobalOptions& globals) {
     refuse_database_as_output(opt->summary_json, opt->db);
     if (!opt->devices.empty()) parse_devices(opt->devices);
     if (!opt->problem.empty() && !opt->replay.empty()) throw UsageError("give --problem or --replay, not both");
+    if (!opt->kernel.empty()) {
+      if (opt->given.count("--family")) throw UsageError("give --family or --kernel, not both");
+      if (!opt->replay.empty()) throw UsageError("give --kernel or --replay, not both");
+      // Recorded with the run and handed to the workers: the spec as found from anywhere.
+      opt->kernel = std::filesystem::absolute(opt->kernel).lexically_normal().string();
+    }
     if (opt->resume != 0) {
       // The run decides which search resumes it: a GPU search or a replay; its options are checked there.
       const Resumed run = read_resumed_run(*opt);
-      if (run.info.family == "attention") {
+      if (run.info.family != "replay") {
         refuse_contradicting_options(*opt, run);
-        Options resumed = *opt;
-        resumed.problem = run.info.problem;
-        run_gpu_search(resumed, globals);
+        run_gpu_search(*opt, globals);
       } else {
         run_replay_search(*opt);
       }
       return;
     }
+    auto run = [&](const Options& o) { o.compile_only ? run_compile_only(o, globals) : run_gpu_search(o, globals); };
     if (!opt->problem.empty()) {
-      if (opt->compile_only) {
-        run_compile_only(*opt, globals);
-      } else {
-        run_gpu_search(*opt, globals);
+      run(*opt);
+      return;
+    }
+    if (!opt->kernel.empty() || opt->given.count("--family") || opt->compile_only) {
+      // No --problem: each problem the family lists (a kernel spec's), one run each, in order.
+      const std::unique_ptr<harness::Family> family = families::open_family(opt->family, opt->kernel);
+      const std::vector<harness::FamilyProblem> listed = family->listed_problems();
+      if (listed.empty()) throw UsageError(fmt::format("{} lists no problems: give --problem", family->id()));
+      for (const harness::FamilyProblem& p : listed) {
+        Options one = *opt;
+        one.problem = p.text;
+        if (listed.size() > 1) fmt::print(stderr, "search: problem {} of {}: {}\n", &p - listed.data() + 1, listed.size(), p.text);
+        run(one);
       }
       return;
     }

@@ -1,7 +1,7 @@
 // evotune worker: the child process that evaluates configs for a search (see search/worker_pool.h); the
-// protocol is search/worker_protocol.h. A GPU worker (--problem) loads kernels the coordinator prepared
-// and never compiles a config; a replay worker (--replay) answers from a recorded space. It exits when
-// stdin closes.
+// protocol is search/worker_protocol.h. A GPU worker (--problem, of --family or --kernel) loads kernels the
+// coordinator prepared and never compiles a config; a replay worker (--replay) answers from a recorded
+// space. It exits when stdin closes.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -11,10 +11,10 @@
 
 #include "cli/cli_common.h"
 #include "runtime/errors.h"
-#include "search/attention_evaluator.h"
+#include "families/registry.h"
+#include "harness/gpu_evaluator.h"
 #include "search/coordinator.h"
 #include "search/worker_protocol.h"
-#include "templates/attention/problem.h"
 
 namespace evotune::cli {
 
@@ -22,7 +22,7 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
   auto* cmd = app.add_subcommand("worker", "Evaluate configs sent by a search on stdin (started by evotune search)");
   struct Options {
     int device = 0;
-    std::string replay, problem;
+    std::string replay, problem, family = "attention", kernel;
     int abort_at = 0, hang_at = 0, delay_ms = 0;
     int repetitions = 30;
   };
@@ -32,8 +32,10 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
                   "answer from a recorded space (T4 file; no default: give --replay or --problem)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--problem", opt->problem,
-                  "evaluate prepared attention kernels for this problem on the GPU (no default: give --replay or "
+                  "evaluate prepared kernels of the family for this problem on the GPU (no default: give --replay or "
                   "--problem)");
+  cmd->add_option("--family", opt->family, "the problem's family (default attention)");
+  cmd->add_option("--kernel", opt->kernel, "the problem's kernel spec (a user-kernel family; default: none, --family's)");
   cmd->add_option("--reps", opt->repetitions, "timed repetitions per config")->check(WholeNumber(3, 100000));
   // Test only: abort (SIGABRT), or hang forever, on the Nth request, so the coordinator's crash and
   // timeout handling can be tested without a faulty kernel.
@@ -47,7 +49,8 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
     std::unique_ptr<search::ReplayEvaluator> replay;
     std::unique_ptr<CompilerStack> stack;
     std::unique_ptr<runtime::CubinCache> kernels;
-    std::unique_ptr<search::AttentionEvaluator> gpu;
+    std::unique_ptr<harness::Family> family;
+    std::unique_ptr<harness::GpuEvaluator> gpu;
     if (!opt->replay.empty()) {
       recorded = std::make_unique<search::T4Space>(search::T4Space::load(opt->replay));
       replay = std::make_unique<search::ReplayEvaluator>(*recorded);
@@ -56,8 +59,9 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
       if (globals.no_cache) throw UsageError("worker: a GPU worker loads prepared kernels from the cubin cache");
       stack = std::make_unique<CompilerStack>(globals);
       kernels = std::make_unique<runtime::CubinCache>(cache_dir(globals));
-      gpu = std::make_unique<search::AttentionEvaluator>(attention::Problem::parse(opt->problem), opt->device, *kernels,
-                                                         stack->compiler(), opt->repetitions);
+      family = families::open_family(opt->family, opt->kernel);
+      gpu = std::make_unique<harness::GpuEvaluator>(*family, family->parse_problem(opt->problem), opt->device, *kernels,
+                                                    stack->compiler(), opt->repetitions);
     }
     int count = 0;
     for (std::string line; std::getline(std::cin, line);) {
@@ -76,13 +80,13 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
       if (const auto* retime = std::get_if<search::RetimeRequest>(&request)) {
         if (!gpu) throw UsageError("worker: only a GPU worker re-times kernels");
         const auto start = std::chrono::steady_clock::now();
-        std::vector<search::AttentionEvaluator::Kernel> kernels;
+        std::vector<harness::GpuEvaluator::Kernel> kernels;
         for (const search::EvaluateRequest& k : retime->kernels) {
           kernels.push_back({Config::from_key(k.config_key), k.cache_key, k.kernel_name});
         }
         search::RetimeReply reply;
         gpu->set_batch(retime->batch);
-        const search::AttentionEvaluator::Retimed retimed = gpu->retime(kernels, retime->rounds, retime->reps);
+        const harness::GpuEvaluator::Retimed retimed = gpu->retime(kernels, retime->rounds, retime->reps);
         reply.medians_us = retimed.medians_us;
         reply.batch = retimed.batch;
         reply.busy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -147,6 +147,7 @@ int main(int argc, char** argv) {
   evotune::cli::add_report_command(app, globals);
   evotune::cli::add_strategy_bench_command(app, globals);
   evotune::cli::add_cache_command(app, globals);
+  evotune::cli::add_families_command(app, globals);
 
   try {
     app.parse(argc, argv);

@@ -90,18 +90,32 @@ struct BenchContext {
   std::uint64_t seed = 1;
 };
 
-// A winner as export hands it to its family's header writer.
+// A winner as export hands it to its family's header writer: the run's fastest config, its CUBIN compiled
+// ahead of time for the run's device (empty when exported without), and what re-verification found.
 struct ExportedWinner {
   std::int64_t run_id = 0;
-  std::string device;
+  int trial_seq = 0;
+  std::string device;  // the driver's name for the GPU
+  int sm = 0;          // compute capability x 10; 0 when the run recorded none
+  std::string strategy, run_created_at;
+  int run_trials = 0;
   FamilyProblem problem;
   Config config;
-  std::string kernel_name;     // lowered entry name
+  double median_us = 0, p10_us = 0, p90_us = 0, tflops = 0, gbps = 0;
+  std::vector<evidence::BaselineRecord> baselines;  // of its run, those with a median
+  bool reverified = false;
+  std::string verification;  // what re-verification did and found, or why none ran
+  std::string target;        // e.g. sm_90a; empty with no CUBIN
+  std::string kernel_name;   // lowered entry name
   std::vector<char> cubin;
   runtime::ResourceUsage resources;
-  double median_us = 0;
-  std::optional<double> tflops, gbps;
-  std::vector<evidence::BaselineRecord> baselines;  // of its run
+};
+
+struct ExportInput {
+  std::string command;   // the command line that regenerates the header (file names, not paths)
+  std::string database;  // its file name
+  std::string evotune_version;
+  std::vector<ExportedWinner> winners;
 };
 
 class Family {
@@ -150,6 +164,9 @@ class Family {
   virtual Config complete_recorded(const Config& recorded) const { return recorded; }
 
   // ---- Prepare (compile and judge) and run
+  // What NVRTC compiles for a config (source, name expression, options); prepare() judges it before and after.
+  virtual runtime::CompileRequest compile_request(const Config& config, const FamilyProblem& problem,
+                                                  const runtime::Target& target) const = 0;
   virtual runtime::Preparation prepare(const Config& config, const FamilyProblem& problem, const DeviceLimits& limits,
                                        const runtime::Target& target, runtime::Compiler& compiler,
                                        const BuildFlags& build = {}) const = 0;
@@ -173,14 +190,23 @@ class Family {
   virtual const std::string& sources_digest() const = 0;
   // The problems export re-verifies a winner on beside its own (tails, other shapes of the same kind).
   virtual std::vector<FamilyProblem> verification_problems(const FamilyProblem& problem) const { return {problem}; }
-  // The C++ header export writes: every winner's CUBIN, launch geometry and a lookup by problem.
-  virtual std::string render_header(const std::vector<ExportedWinner>& winners, const std::string& generated_by) const = 0;
+  // The kernel export embeds for a winner: by default the one prepare() builds for its own problem
+  // (attention builds one that runs any shape of the winner's kind).
+  virtual runtime::Preparation compile_for_export(const Config& config, const FamilyProblem& problem,
+                                                  const DeviceLimits& limits, const runtime::Target& target,
+                                                  runtime::Compiler& compiler) const {
+    return prepare(config, problem, limits, target, compiler);
+  }
+  // The C++ header export writes: every winner's CUBIN, launch geometry and a lookup by problem that serves
+  // an entry only where the family's rules hold. Throws UsageError for a winner it cannot write.
+  virtual std::string render_header(const ExportInput& input) const = 0;
   virtual std::string default_header_name() const { return "tuned_" + id() + ".h"; }
 
   // ---- Generic helpers over parameters()
   std::string format_config(const Config& config) const;
-  // "name=value,..." over the problem-aware default (names not given keep the default's values).
-  Config parse_config(std::string_view text, const FamilyProblem& problem, const DeviceLimits& limits) const;
+  // "name=value,..." (or "default" or "default,name=value,...") over the problem-aware default: names not
+  // given keep the default's values. Throws UsageError with a one-line reason.
+  virtual Config parse_config(std::string_view text, const FamilyProblem& problem, const DeviceLimits& limits) const;
 };
 
 }  // namespace evotune::harness

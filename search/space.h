@@ -18,7 +18,7 @@ using Rng = std::mt19937_64;
 class SearchSpace {
  public:
   using Validity = std::function<bool(const Config&)>;
-  // Sets the tunables a config's other choices fix (attention::conform); identity when not given.
+  // Sets the tunables a config's other choices fix (Family::conform); identity when not given.
   using Conform = std::function<Config(const Config&)>;
 
   SearchSpace(std::vector<Parameter> parameters, Validity valid, Conform conform = nullptr);

@@ -21,7 +21,8 @@
 #include "harness/attention_workspace.h"
 #include "runtime/compile_pool.h"
 #include "runtime/errors.h"
-#include "search/attention_space.h"
+#include "families/attention/family.h"
+#include "search/family_space.h"
 #include "templates/attention/attention_family.h"
 #include "tests/test_support.h"
 
@@ -1530,7 +1531,9 @@ TEST(AttentionWgmma, TheKernelReadsEveryTunableByNameFromOneStruct) {
 
 TEST(AttentionWgmma, TheSearchSpaceReachesWgmmaConfigs) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
-  const search::SearchSpace space = search::attention_search_space(Problem::parse("b=4,hq=16,sq=4096,d=128"), h100);
+  const auto family = evotune::families::make_attention_family();
+  const search::SearchSpace space =
+      search::family_search_space(*family, family->parse_problem("b=4,hq=16,sq=4096,d=128"), h100);
   search::Rng rng(7);
   int wgmma = 0;
   for (int i = 0; i < 200; ++i) {
@@ -1557,6 +1560,7 @@ class ASampleOfTheDefaultSpaceCompilesWithoutSpills : public ::testing::TestWith
 
 TEST_P(ASampleOfTheDefaultSpaceCompilesWithoutSpills, Half) {
   const DeviceLimits h100 = DeviceLimits::for_target(runtime::Target::parse("sm_90a"));
+  const auto family = evotune::families::make_attention_family();
   std::vector<runtime::CompileRequest> requests;
   std::vector<std::string> what;
   search::Rng rng(2026);
@@ -1564,7 +1568,7 @@ TEST_P(ASampleOfTheDefaultSpaceCompilesWithoutSpills, Half) {
                            "b=8,hq=16,sq=2048,d=64,causal=0,dtype=bf16", "b=1,hq=8,hkv=2,sq=77,skv=3001,d=64,causal=1,dtype=fp16",
                            "b=2,hq=16,hkv=4,sq=2048,d=256,causal=1,dtype=fp16"}) {
     const Problem p = Problem::parse(text);
-    const search::SearchSpace space = search::attention_search_space(p, h100);
+    const search::SearchSpace space = search::family_search_space(*family, evotune::families::family_problem(p), h100);
     int taken = 0;
     for (int i = 0; i < 5000 && taken < 4; ++i) {
       const std::optional<Config> c = space.sample(rng);

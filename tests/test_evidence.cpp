@@ -18,8 +18,9 @@
 
 #include "evidence/store.h"
 #include "runtime/target.h"
-#include "search/attention_history.h"
-#include "search/attention_space.h"
+#include "families/attention/family.h"
+#include "search/family_space.h"
+#include "search/history.h"
 #include "search/strategy.h"
 #include "runtime/cuda_driver.h"
 #include "tests/test_support.h"
@@ -613,9 +614,10 @@ TEST(History, AttentionSeedsComeFromTheNearestProblemsFirst) {
   using evotune::Config;
   namespace attention = evotune::attention;
   evotune::testing::TempDir dir;
-  const attention::Problem target = attention::Problem::parse("b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16");
-  const auto space = evotune::search::attention_search_space(
-      target, evotune::DeviceLimits::for_target(evotune::runtime::Target::parse("sm_90a")));
+  const auto family = evotune::families::make_attention_family();
+  const auto target = family->parse_problem("b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16");
+  const auto space = evotune::search::family_search_space(
+      *family, target, evotune::DeviceLimits::for_target(evotune::runtime::Target::parse("sm_90a")));
   std::vector<Config> configs = evotune::search::make_random(space, 11)->propose(5);
   ASSERT_EQ(configs.size(), 5u);
   Store store((dir.path() / "h.db").string(), Store::Mode::read_write);
@@ -635,7 +637,7 @@ TEST(History, AttentionSeedsComeFromTheNearestProblemsFirst) {
   // A run whose best is not a config of this family's space is skipped.
   add_run("b=4,hq=16,sq=4096,d=128,causal=1,dtype=fp16", "H100", Config({{"not_a_tunable", 1}}), 1);
 
-  auto seeds = evotune::search::attention_historical_seeds(store, target, "H100", space, 10);
+  auto seeds = evotune::search::historical_seeds(store, *family, target, "H100", space, 10);
   ASSERT_EQ(seeds.size(), 4u);
   EXPECT_EQ(seeds[0].run_id, exact);
   EXPECT_EQ(seeds[0].distance, 0.0);
@@ -645,5 +647,5 @@ TEST(History, AttentionSeedsComeFromTheNearestProblemsFirst) {
   EXPECT_EQ(seeds[3].run_id, far);
   EXPECT_EQ(seeds[0].config, configs[3]);
   // Distinct configs only, and never more than asked for.
-  EXPECT_EQ(evotune::search::attention_historical_seeds(store, target, "H100", space, 2).size(), 2u);
+  EXPECT_EQ(evotune::search::historical_seeds(store, *family, target, "H100", space, 2).size(), 2u);
 }

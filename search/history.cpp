@@ -1,42 +1,32 @@
-#include "search/attention_history.h"
+#include "search/history.h"
 
 #include <algorithm>
 #include <cmath>
 #include <set>
 
-#include "templates/attention/attention_family.h"
 
 namespace evotune::search {
 
-double problem_distance(const attention::Problem& a, const attention::Problem& b) {
-  auto log_ratio = [](double x, double y) { return std::abs(std::log2(x / y)); };
-  double d = log_ratio(double(a.b) * a.hq, double(b.b) * b.hq) + log_ratio(a.sq, b.sq) + log_ratio(a.skv, b.skv);
-  if (a.d != b.d) d += 8;  // another head dim changes every tile's register and shared-memory footprint
-  if (a.dtype != b.dtype) d += 2;
-  if (a.causal != b.causal) d += 2;
-  if (a.group() != b.group()) d += 1;
-  return d;
-}
-
-std::vector<HistoricalSeed> attention_historical_seeds(const evidence::Store& store, const attention::Problem& problem,
-                                                       const std::string& device, const SearchSpace& space, int max) {
+std::vector<HistoricalSeed> historical_seeds(const evidence::Store& store, const harness::Family& family,
+                                             const harness::FamilyProblem& problem, const std::string& device,
+                                             const SearchSpace& space, int max) {
   std::vector<HistoricalSeed> candidates;
   std::vector<double> times;
-  for (const evidence::Store::RunBest& r : store.best_of_each_run("attention")) {
-    attention::Problem earlier;
+  for (const evidence::Store::RunBest& r : store.best_of_each_run(family.id())) {
+    harness::FamilyProblem earlier;
     try {
-      earlier = attention::Problem::parse(r.problem);
+      earlier = family.parse_problem(r.problem);
     } catch (const std::exception&) {
       continue;  // a problem this version no longer reads: not a seed
     }
     HistoricalSeed s;
     // A run recorded before a tunable existed ran it at its default value; a config naming a tunable this
     // family does not have stays invalid.
-    s.config = attention::complete_recorded(Config::from_key(r.best.config_key));
+    s.config = family.complete_recorded(Config::from_key(r.best.config_key));
     s.run_id = r.run_id;
     s.problem = r.problem;
     s.device = r.device;
-    s.distance = problem_distance(problem, earlier) + (r.device == device ? 0.0 : 4.0);
+    s.distance = family.distance(problem, earlier) + (r.device == device ? 0.0 : 4.0);
     candidates.push_back(std::move(s));
     times.push_back(r.best.median_us.value_or(0));
   }

@@ -1,9 +1,9 @@
 #pragma once
-// Evaluates prepared attention kernels on one GPU, for `evotune worker --problem`: load the kernel the
-// coordinator's prepare stage put in the cubin cache, launch it on poisoned outputs, check it against
-// the fp32 reference on the GPU, time it with CUDA events (L2 flushed, median of samples). It never
-// compiles a config (the prepare stage did); it compiles only the harness's own kernels, once. Inputs
-// and references are built once per worker.
+// Evaluates prepared kernels of one family's problem on one GPU, for `evotune worker`: load the kernel the
+// coordinator's prepare stage put in the cubin cache, launch it on poisoned outputs, check it against the
+// family's reference, time it with CUDA events (L2 flushed, median of samples). It never compiles a config
+// (the prepare stage did); it compiles only the family's helper kernels, once. Inputs and references (the
+// family's Bench) are built once per worker. Every family gets these guarantees from this one class.
 //
 // A CUDA error during a launch can leave the context unusable (sticky); such a trial is reported as
 // launch_error and `needs_restart()` turns true, so the worker exits after replying and the pool starts
@@ -12,21 +12,20 @@
 #include <optional>
 
 #include "evidence/store.h"
-#include "harness/attention_workspace.h"
+#include "harness/family.h"
 #include "harness/timer.h"
 #include "runtime/cubin_cache.h"
 #include "runtime/cuda_objects.h"
 #include "runtime/device_properties.h"
-#include "templates/attention/attention_family.h"
 
-namespace evotune::search {
+namespace evotune::harness {
 
-class AttentionEvaluator {
+class GpuEvaluator {
  public:
   // `kernels`: the cache the prepare stage fills; `utilities`: compiles the harness's kernels (fill,
   // references, compare).
-  AttentionEvaluator(const attention::Problem& problem, int device, const runtime::CubinCache& kernels,
-                     runtime::Compiler& utilities, int repetitions);
+  GpuEvaluator(const Family& family, const FamilyProblem& problem, int device, const runtime::CubinCache& kernels,
+               runtime::Compiler& utilities, int repetitions);
   // Status, measurements and error of one prepared config (resources and compile time are the prepare
   // stage's, recorded by the coordinator).
   evidence::TrialRecord evaluate(const Config& config, const std::string& cache_key, const std::string& kernel_name);
@@ -34,7 +33,7 @@ class AttentionEvaluator {
   // kRaceFactor times the best is timed with 3 samples instead of the full repetitions. Below that
   // minimum, single unbatched launches are too coarse to rule a config out, and timing is cheap anyway.
   void set_best_us(std::optional<double> best_us) { best_us_ = best_us; }
-  // Launches per timed sample (harness::TimingOptions::batch; 0: each kernel's length decides), and the
+  // Launches per timed sample (TimingOptions::batch; 0: each kernel's length decides), and the
   // one the last evaluate() timed with in full (0 when it did not: failed or raced).
   void set_batch(int batch) { timing_.batch = batch; }
   int last_batch() const { return last_batch_; }
@@ -45,7 +44,7 @@ class AttentionEvaluator {
   // The search's top configs timed again, interleaved: `rounds` rounds, each timing every kernel once
   // (`reps` flushed samples, after a check of its output) in the order given, so drift of the GPU's state
   // over time reaches them all alike, and all with one batch (launches per sample): the one set_batch
-  // gave, else the first kernel's length decides it (harness::TimingOptions::batch). Returns [kernel][round] medians;
+  // gave, else the first kernel's length decides it (TimingOptions::batch). Returns [kernel][round] medians;
   // a kernel that fails its check or to load gets no times (an empty row).
   struct Kernel {
     Config config;
@@ -57,9 +56,8 @@ class AttentionEvaluator {
   };
   Retimed retime(const std::vector<Kernel>& kernels, int rounds, int reps);
 
-  // The reference points of the run, on this worker's device and inputs: the unfused cuBLAS attention
-  // (checked and timed like a trial, with `batch` launches per sample when not 0, as the confirmation
-  // timed the winner) and the device's peaks (GEMM in the problem's dtype, device copy).
+  // The reference points of the run, on this worker's device and inputs (the family's Bench::baselines),
+  // with `batch` launches per sample when not 0, as the confirmation timed the winner.
   std::vector<evidence::BaselineRecord> measure_baselines(int batch = 0);
 
   // Where the worker's time went, for its exit summary and the coordinator's GPU-busy figure.
@@ -71,19 +69,20 @@ class AttentionEvaluator {
   const Phases& phases() const { return phases_; }
 
  private:
-  attention::Problem problem_;
+  const Family& family_;
+  FamilyProblem problem_;
   runtime::DeviceProperties props_;
   runtime::DeviceContext context_;
   runtime::Target target_;
   const runtime::CubinCache& kernels_;
   runtime::Stream stream_;
-  harness::AttentionWorkspace workspace_;
-  harness::Timer timer_;
-  harness::TimingOptions timing_;
+  std::unique_ptr<Bench> bench_;
+  Timer timer_;
+  TimingOptions timing_;
   bool needs_restart_ = false;
   std::optional<double> best_us_;
   int last_batch_ = 0;
   Phases phases_;
 };
 
-}  // namespace evotune::search
+}  // namespace evotune::harness

@@ -1,0 +1,83 @@
+#include "families/registry.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "families/attention/family.h"
+#include "runtime/errors.h"
+
+namespace evotune::families {
+namespace {
+
+std::vector<FamilyInfo>& families() {
+  // The built-in families, one line each.
+  static std::vector<FamilyInfo> all = {
+      {"attention", "attention forward: b,hq,hkv,sq,skv,d,causal,dtype (the default family)", make_attention_family},
+  };
+  return all;
+}
+
+// Levenshtein distance, for "did you mean".
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+const std::vector<FamilyInfo>& registered() { return families(); }
+
+void register_family(FamilyInfo info) {
+  for (const FamilyInfo& f : families()) {
+    if (f.name == info.name) throw std::logic_error(fmt::format("a family named {} is registered already", info.name));
+  }
+  families().push_back(std::move(info));
+}
+
+std::unique_ptr<harness::Family> open_family(std::string_view family_name, const std::string& kernel_spec) {
+  if (!kernel_spec.empty()) {
+    throw UsageError(fmt::format("--kernel {}: this build has no user-kernel family", kernel_spec));
+  }
+  const std::string name = family_name.empty() ? std::string("attention") : std::string(family_name);
+  std::string nearest;
+  std::size_t best = std::string::npos;
+  for (const FamilyInfo& f : families()) {
+    if (f.name == name) return f.make();
+    const std::size_t d = edit_distance(name, f.name);
+    if (d < best) best = d, nearest = f.name;
+  }
+  std::vector<std::string> names;
+  for (const FamilyInfo& f : families()) names.push_back(f.name);
+  throw UsageError(fmt::format("unknown family '{}'{} (known: {}; a kernel of yours: --kernel SPEC.toml)", name,
+                               best <= 3 ? fmt::format(", did you mean '{}'?", nearest) : std::string(),
+                               fmt::join(names, ", ")));
+}
+
+std::unique_ptr<harness::Family> open_recorded_family(std::string_view recorded_id, const std::string& kernel_spec) {
+  constexpr std::string_view kUserKernel = "user_kernel:";
+  if (recorded_id.substr(0, kUserKernel.size()) == kUserKernel) {
+    if (kernel_spec.empty()) {
+      throw UsageError(fmt::format("the run is a {} run and records no kernel spec", recorded_id));
+    }
+    std::unique_ptr<harness::Family> family = open_family("", kernel_spec);
+    if (family->id() != recorded_id) {
+      throw UsageError(fmt::format("the run is a {} run, but {} describes {}", recorded_id, kernel_spec, family->id()));
+    }
+    return family;
+  }
+  return open_family(recorded_id, "");
+}
+
+}  // namespace evotune::families
