@@ -163,25 +163,33 @@ gemm_tc(const __half* __restrict__ A, const __half* __restrict__ B, __half* __re
     const int slot = kt % STAGES;
     const unsigned a_base = smem_u32(sA + slot * A_STAGE + a_row * LDA + a_col);
     const unsigned b_base = smem_u32(sB + slot * B_STAGE + b_row * LDB + b_col);
+    // Fragments are double-buffered in program order: those of step kk + 1 are loaded before the MMAs
+    // of step kk are issued (the asm statements are volatile, so the compiler keeps this order), and
+    // the shared-memory latency hides behind the tensor-core work.
+    constexpr int KSTEPS = BLOCK_K / 16;
+    unsigned af[2][MI][4];
+    unsigned bf[2][NI][2];
+    auto load_frags = [&](int buf, int kk) {
 #pragma unroll
-    for (int kk = 0; kk < BLOCK_K; kk += 16) {
-      unsigned af[MI][4];
-      unsigned bf[NI][2];
-#pragma unroll
-      for (int i = 0; i < MI; ++i) ldmatrix_x4(af[i], a_base + 2 * (i * 16 * LDA + kk));
+      for (int i = 0; i < MI; ++i) ldmatrix_x4(af[buf][i], a_base + 2 * (i * 16 * LDA + kk));
 #pragma unroll
       for (int j = 0; j < NI; j += 2) {
         unsigned r[4];
         ldmatrix_x4_trans(r, b_base + 2 * (kk * LDB + j * 8));
-        bf[j][0] = r[0];
-        bf[j][1] = r[1];
-        bf[j + 1][0] = r[2];
-        bf[j + 1][1] = r[3];
+        bf[buf][j][0] = r[0];
+        bf[buf][j][1] = r[1];
+        bf[buf][j + 1][0] = r[2];
+        bf[buf][j + 1][1] = r[3];
       }
+    };
+    load_frags(0, 0);
+#pragma unroll
+    for (int ks = 0; ks < KSTEPS; ++ks) {
+      if (ks + 1 < KSTEPS) load_frags((ks + 1) & 1, (ks + 1) * 16);
 #pragma unroll
       for (int i = 0; i < MI; ++i)
 #pragma unroll
-        for (int j = 0; j < NI; ++j) mma_16816(acc[i][j], af[i], bf[j][0], bf[j][1]);
+        for (int j = 0; j < NI; ++j) mma_16816(acc[i][j], af[ks & 1][i], bf[ks & 1][j][0], bf[ks & 1][j][1]);
     }
   }
   cp_async_wait<0>();
