@@ -118,6 +118,26 @@ struct ExportInput {
   std::vector<ExportedWinner> winners;
 };
 
+// evotune bench's request: one config of one problem on one device, checked and timed beside the family's
+// reference points and library baselines.
+struct BenchRequest {
+  FamilyProblem problem;
+  std::string config;  // "" or "default[,NAME=VALUE,...]": the problem-aware default (changed)
+  int device = 0;
+  int repetitions = 50;
+  int batch = 0;  // launches per timed sample; 0: decided by the kernel's length
+  std::uint64_t seed = 1;
+  std::string l2_flush = "read";
+  std::string timer = "events";        // or clock64: cycles per CTA too, where the family can
+  std::string combine_launch = "pdl";  // attention's split-KV combine: pdl or plain
+  bool check = false;                  // bounded barrier waits, where the family has them
+  bool json = false;
+  std::string json_out;  // also append the JSON record to this file
+  bool baseline = true;  // the reference points (Bench::baselines) and library baselines
+  bool library_baseline = true;
+  int library_reps = 30;
+};
+
 class Family {
  public:
   virtual ~Family() = default;
@@ -184,6 +204,10 @@ class Family {
   }
   // What the search says it is measuring in Bench::baselines ("unfused cuBLAS attention, GEMM and copy peaks").
   virtual std::string baselines_description() const { return "the family's reference points"; }
+
+  // evotune bench: harness::run_bench (harness/bench.h) unless the family reports more. Throws UsageError
+  // for an option the family does not have, std::runtime_error when the kernel's output is wrong.
+  virtual void bench(const BenchRequest& request, runtime::Compiler& compiler) const;
 
   // ---- Export
   // A digest of every source a kernel of this family is built from, recorded with each exported CUBIN.

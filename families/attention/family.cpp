@@ -222,6 +222,10 @@ class AttentionFamily final : public harness::Family {
     return "unfused cuBLAS attention, GEMM and copy peaks";
   }
 
+  void bench(const harness::BenchRequest& request, runtime::Compiler& compiler) const override {
+    attention_bench(request, compiler);
+  }
+
   const std::string& sources_digest() const override { return attention::kernel_sources_digest(); }
   std::vector<harness::FamilyProblem> verification_problems(const harness::FamilyProblem& p) const override {
     std::vector<harness::FamilyProblem> out;

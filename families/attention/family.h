@@ -16,4 +16,7 @@ std::unique_ptr<harness::Family> make_attention_family();
 attention::Problem attention_problem(const harness::FamilyProblem& problem);
 harness::FamilyProblem family_problem(const attention::Problem& problem);
 
+// evotune bench for attention (families/attention/bench.cpp).
+void attention_bench(const harness::BenchRequest& request, runtime::Compiler& compiler);
+
 }  // namespace evotune::families
