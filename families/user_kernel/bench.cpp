@@ -32,6 +32,9 @@ union ParameterValue {
   unsigned char bytes[8];
 };
 
+// A value for a message: NaN without the sign the poison's 0xFF bytes give it.
+std::string shown(double v) { return std::isnan(v) ? "NaN" : fmt::format("{}", v); }
+
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -160,7 +163,7 @@ class UserKernelBench : public harness::Bench {
                                             "rtol {} x |reference|)",
                                             a.name, e, out, ref, error, spec_->check.atol, spec_->check.rtol)
                               : fmt::format("{}[{}] = {} where the reference has {} (not written, or not finite)",
-                                            a.name, e, out, ref);
+                                            a.name, e, shown(out), ref);
         }
       }
       if (failed_here > 0 && failed == 0)
@@ -281,7 +284,7 @@ class UserKernelBench : public harness::Bench {
         if (!std::isfinite(b.expected[e])) {
           throw std::runtime_error(fmt::format("{}: the reference kernel {} left {}[{}] = {} for {} (unwritten, or not "
                                                "finite): it cannot judge the kernel",
-                                               spec_->path, spec_->check.reference, a.name, e, b.expected[e],
+                                               spec_->path, spec_->check.reference, a.name, e, shown(b.expected[e]),
                                                problem_text_));
         }
       }

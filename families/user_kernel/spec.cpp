@@ -197,11 +197,7 @@ class Reader {
     return make_expression(n, role, true);
   }
 
-  void check_name(const toml::node& at, const std::string& name, const std::string& what) {
-    std::string why;
-    if (!usable_name(name, &why)) fail(line(at), fmt::format("{} '{}' {}", what, name, why));
-    if (!names_.insert(name).second) fail(line(at), fmt::format("{} '{}': the name is used twice", what, name));
-  }
+  // A problem size or tunable: usable in expressions, and not the name of another one.
   void check_name_at(int at, const std::string& name, const std::string& what) {
     std::string why;
     if (!usable_name(name, &why)) fail(at, fmt::format("{} '{}' {}", what, name, why));
@@ -261,7 +257,7 @@ class Reader {
     const toml::node& sizes = required(problem, "sizes", "[problem]");
     for (const toml::node& s : array(sizes, "sizes")) {
       const std::string name = string(s, "a problem size");
-      check_name(s, name, "problem size");
+      check_name_at(line(s), name, "problem size");
       spec_.sizes.push_back(name);
     }
     if (spec_.sizes.empty()) fail(line(sizes), "sizes is empty: a problem needs at least one size");
