@@ -8,7 +8,8 @@
 # The device tool carries at most 64 MiB with the working tree, whose tracked files (evidence databases
 # above all) passed 50 MiB, so the archive is what travels: carry ["build-pack"] and start the command with
 #   tar xJf build-pack/build-device.tar.xz &&
-# There: LD_LIBRARY_PATH=/usr/local/cuda/lib64 build-device/cli/evotune ... (lib/ holds muParser); the tests find the checkout
+# There: LD_LIBRARY_PATH=/usr/local/cuda/lib64 build-device/cli/evotune ... (build-device/lib/ holds muParser,
+# found through the binaries' RPATH); the tests find the checkout
 # through EVOTUNE_SOURCE_DIR and the binary beside them.
 # With DEVICE_PACK=cli only the CLI travels (~1.6 MB packed instead of ~3): enough for gpu_hopper.sh's
 # machine, sdpa, probe, bench and sanitize steps. (The tracked tree once reached ~65 MiB on disk and the full
