@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "families/attention/family.h"
+#include "families/user_kernel/user_kernel_family.h"
 #include "runtime/errors.h"
 
 namespace evotune::families {
@@ -48,7 +49,10 @@ void register_family(FamilyInfo info) {
 
 std::unique_ptr<harness::Family> open_family(std::string_view family_name, const std::string& kernel_spec) {
   if (!kernel_spec.empty()) {
-    throw UsageError(fmt::format("--kernel {}: this build has no user-kernel family", kernel_spec));
+    if (!family_name.empty() && family_name != "attention" && family_name != "user_kernel") {
+      throw UsageError(fmt::format("--kernel {} is a user kernel; --family {} does not apply", kernel_spec, family_name));
+    }
+    return user_kernel::open_spec(kernel_spec);
   }
   const std::string name = family_name.empty() ? std::string("attention") : std::string(family_name);
   std::string nearest;

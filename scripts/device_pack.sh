@@ -8,7 +8,8 @@
 # The device tool carries at most 64 MiB with the working tree, whose tracked files (evidence databases
 # above all) passed 50 MiB, so the archive is what travels: carry ["build-pack"] and start the command with
 #   tar xJf build-pack/build-device.tar.xz &&
-# There: LD_LIBRARY_PATH=/usr/local/cuda/lib64 build-device/cli/evotune ...; the tests find the checkout
+# There: LD_LIBRARY_PATH=/usr/local/cuda/lib64 build-device/cli/evotune ... (build-device/lib/ holds muParser,
+# found through the binaries' RPATH); the tests find the checkout
 # through EVOTUNE_SOURCE_DIR and the binary beside them.
 # With DEVICE_PACK=cli only the CLI travels (~1.6 MB packed instead of ~3): enough for gpu_hopper.sh's
 # machine, sdpa, probe, bench and sanitize steps. (The tracked tree once reached ~65 MiB on disk and the full
@@ -28,6 +29,16 @@ if [[ ${DEVICE_PACK:-all} != cli ]]; then
   cp "$build/examples/tuned_attention_example" "$build/examples/tuned_attention_header.txt" build-device/examples/
   cp "$build/runtime/libevotune_capi.so" build-device/runtime/
 fi
+# Shared libraries the GPU machine may lack: muParser (the user-kernel family's expressions) and the OpenMP
+# runtime it needs. The binaries find them in lib/ through their RPATH ($ORIGIN/../lib; see
+# families/user_kernel/CMakeLists.txt).
+mkdir -p build-device/lib
+for binary in build-device/cli/evotune build-device/tests/evotune_tests; do
+  [[ -f $binary ]] || continue
+  ldd "$binary" | awk '/libmuparser|libgomp/ && $3 ~ /^\// {print $3}' | while read -r library; do
+    cp -L "$library" build-device/lib/
+  done
+done
 packed=(build-device)
 if [[ -n $base ]]; then
   mkdir -p build-base/cli
