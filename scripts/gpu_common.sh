@@ -1,6 +1,6 @@
-# What the GPU evidence scripts share (sourced, not run; gpu_throughput.sh, gpu_decode.sh,
-# gpu_decode_probe.sh): their arguments, the environment on the device machine, the common steps, bench
-# records, packing the outputs, and folding a database's WAL into it.
+# What the GPU evidence scripts share (sourced, not run; gpu_throughput.sh, gpu_decode.sh, gpu_hopper.sh,
+# gpu_production.sh, gpu_deploy_safety.sh, lab/scripts/gpu_decode_probe.sh): their arguments, the environment
+# on the device machine, the common steps, bench records, packing the outputs, and folding a database's WAL into it.
 #
 # The sourcing script sets `output_name` (its folder under OUT_DIR) and `default_steps`, then sources this
 # file with its own arguments, [BUILD_DIR] [OUT_DIR] [STEP...]; this sets `build` (default build-device),

@@ -27,8 +27,8 @@ export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PAT
 export EVOTUNE_CACHE_DIR="${EVOTUNE_CACHE_DIR:-/tmp/evotune-cache}"
 evotune="$build/cli/evotune"
 budget="${SEARCH_BUDGET:-300}"
-# Generation size 16 instead of 6 at this budget: as good on the T4 replays (README, "Choosing the evo
-# defaults"), and with lookahead 2 it keeps 16 compile processes busy (README, "GPU searches").
+# Generation size 16 instead of 6 at this budget: as good on the T4 replays (docs/searching.md, "Choosing the evo
+# defaults"), and with lookahead 2 it keeps 16 compile processes busy (docs/searching.md, "Lookahead").
 export SEARCH_EVO="${SEARCH_EVO-offspring=16}"
 
 declare -A results

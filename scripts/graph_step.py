@@ -1,4 +1,4 @@
-"""What llama_e2e.py and decode_graph_probe.py share, so that both run the same model and capture and time
+"""What llama_e2e.py and lab/scripts/decode_graph_probe.py share, so that both run the same model and capture and time
 its decode step the same way: the LLaMA-3.1-8B-shaped configuration, SDPA registered to run under a CUDA
 graph on the kernels it runs eagerly, a decode step captured into a graph, and a graph's replays timed."""
 

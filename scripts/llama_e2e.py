@@ -528,7 +528,7 @@ def main():
                 (out_dir / f"profile_graphed_{name}.txt").write_text(
                     f"# 20 replays of the graphed decode step {position}, {name}\n{table}\n")
                 # The timeline (every kernel's start and duration), for the gaps between kernels that the
-                # per-kernel table cannot show: scripts/trace_gaps.py reads it.
+                # per-kernel table cannot show: lab/scripts/trace_gaps.py reads it.
                 prof.export_chrome_trace(str(out_dir / f"trace_graphed_{name}.json"))
         del graphs, samples
         torch.cuda.empty_cache()

@@ -6,7 +6,7 @@
 #                                (build-sanitize/; libraries -O1, CLI and tests -O0, a unity build): CI's
 #                                command. One build, not two: on CI's 2 cores the release build plus the
 #                                -O0 sanitizer build took 25 minutes; this took 13 to 15, and 8.5 as a
-#                                unity build (README.md).
+#                                unity build (lab/notes/readme-history.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,4 +1,4 @@
-// What evotune guarantees about the evidence database (README, "What evotune guarantees"), tried as a
+// What evotune guarantees about the evidence database (docs/guarantees.md), tried as a
 // user (and a careless or hostile one) would, through the real binary on the CPU:
 //   Outputs      an output path that is the database (or its -wal/-shm), by any name, is refused and the
 //                database is untouched; outputs are written atomically and leave no temporary behind; a

@@ -6,7 +6,7 @@ copies a dense-only kernel needed before (Q's .contiguous() and the output's tra
 
 CUDA-event median of --reps calls, each after an L2 flush (a 256 MiB write), all in one process.
 
-    EVOTUNE_CAPI_LIBRARY=build-device/runtime/libevotune_capi.so python scripts/layout_timing.py
+    EVOTUNE_CAPI_LIBRARY=build-device/runtime/libevotune_capi.so python lab/scripts/layout_timing.py
 """
 
 import argparse
@@ -14,7 +14,7 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402

@@ -2,7 +2,7 @@
 # A/B of two builds' attention kernels on one GPU, in one call: each (problem, config) benched by each build's
 # `evotune bench` in turn, ROUNDS rounds interleaved (so that drift hits both), no baselines; prints the
 # median of each round and the ratio B/A of the medians of the rounds.
-#   scripts/ab_kernels.sh EVOTUNE_A EVOTUNE_B OUT_FILE 'PROBLEM|CONFIG' ...
+#   lab/scripts/ab_kernels.sh EVOTUNE_A EVOTUNE_B OUT_FILE 'PROBLEM|CONFIG' ...
 # (Used to check that strided layouts cost the dense kernels nothing: A built before them, B after.)
 set -uo pipefail
 a=$1 b=$2 out=$3

@@ -2,8 +2,8 @@
 # A/B/C... of several builds' attention kernels on one GPU, in one call: each (problem, config) benched by
 # every build's `evotune bench` in turn, ROUNDS rounds interleaved (so that drift hits all), no baselines;
 # prints the median of each round and each build's median over the first build's.
-#   scripts/ab_builds.sh OUT_FILE 'NAME=EVOTUNE,NAME=EVOTUNE,...' 'PROBLEM|CONFIG' ...
-# (scripts/ab_kernels.sh is the two-build case with its own output; this one isolates which of several
+#   lab/scripts/ab_builds.sh OUT_FILE 'NAME=EVOTUNE,NAME=EVOTUNE,...' 'PROBLEM|CONFIG' ...
+# (lab/scripts/ab_kernels.sh is the two-build case with its own output; this one isolates which of several
 # changes moved a kernel.)
 set -uo pipefail
 out=$1 builds=$2

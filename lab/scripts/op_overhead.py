@@ -2,7 +2,7 @@
 """Host-side cost of one evotune_torch.attention call against SDPA's, on a GPU: the CPU microseconds each call
 takes to enqueue its work (what an eager decode loop, bound by the host, pays per layer), and its parts.
 
-    EVOTUNE_CAPI_LIBRARY=build-device/runtime/libevotune_capi.so python scripts/op_overhead.py [--calls N]
+    EVOTUNE_CAPI_LIBRARY=build-device/runtime/libevotune_capi.so python lab/scripts/op_overhead.py [--calls N]
 """
 
 import argparse
@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402

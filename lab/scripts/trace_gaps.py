@@ -6,7 +6,7 @@ their intervals), and the idle rest; and around each attention call (the kernels
 --attention), the idle time before its first kernel and after its last, and its own span. Medians over the
 replays, one line per trace.
 
-    python3 scripts/trace_gaps.py DIR/trace_graphed_*.json
+    python3 lab/scripts/trace_gaps.py DIR/trace_graphed_*.json
 """
 
 import argparse

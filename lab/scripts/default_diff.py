@@ -2,15 +2,16 @@
 """How many problem-aware defaults a rule change moves: the sm_90a default of two evotune builds
 (`evotune compile --config default`, no GPU needed) on the same random problems.
 
-  python3 scripts/default_diff.py OLD_EVOTUNE NEW_EVOTUNE [--count 170] [--seed 20261126]
+  python3 lab/scripts/default_diff.py OLD_EVOTUNE NEW_EVOTUNE [--count 170] [--seed 20261126]
 
 Problems: a quarter decode-like (1-64 queries over 512-32768 keys), the rest prefill (192-8192 queries,
 a fifth with more keys than queries), head dims 64/128/256, causal or not, GQA groups 1/2/4/7/8, batch
 sized to ~1.5 ms of work. Prints the count moved and each moved problem with its two defaults' differences.
 """
-import argparse, math, random
+import argparse, math, pathlib, random, sys
 
-from probe_draw import default_config, fields  # this folder's; default_config: the CLI's default, line 1
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+from probe_draw import default_config, fields  # noqa: E402  scripts/probe_draw.py; default_config: the CLI's default, line 1
 
 
 def problems(count, seed):

@@ -12,7 +12,7 @@ measurement's own spread), evotune_plain_combine ($EVOTUNE_COMBINE_LAUNCH=plain 
 load), and SDPA's default, cuDNN and flash backends. Run it once per build of libevotune_capi.so:
 
     EVOTUNE_CAPI_LIBRARY=build-device/runtime/libevotune_capi.so \\
-        python scripts/decode_graph_probe.py --out probe.json --shapes 2x2048,1x2048
+        python lab/scripts/decode_graph_probe.py --out probe.json --shapes 2x2048,1x2048
 """
 
 import argparse
@@ -25,9 +25,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
-# scripts/graph_step.py, beside this script
+# scripts/graph_step.py (llama_e2e.py's, in the product scripts)
 from graph_step import (cache_tensors, capture_step, llama_config,  # noqa: E402
                         register_sdpa_graphable, replay_ms)
 

@@ -3,7 +3,7 @@
 name (cuDNN's generated names carry the tile shape), grid, block, registers per thread, shared memory and
 duration, from torch.profiler's CUDA activity. What evotune's kernels are compared against, seen from inside.
 
-    python3 scripts/sdpa_kernels.py --problem b=16,hq=16,sq=1024,d=64,causal=1,dtype=fp16 [--backends cudnn,flash]
+    python3 lab/scripts/sdpa_kernels.py --problem b=16,hq=16,sq=1024,d=64,causal=1,dtype=fp16 [--backends cudnn,flash]
 
 Problems and masking are scripts/compare_sdpa.py's (bottom-right causal, native GQA). Prints one JSON
 object per (problem, backend, kernel).
@@ -16,7 +16,7 @@ import json
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))  # compare_sdpa.py
 import compare_sdpa  # noqa: E402
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 11's open questions, measured in one call on the device machine (the outputs go under
 # OUT_DIR/probe; decode_probe_summary.py reads them):
-#   scripts/gpu_decode_probe.sh [BUILD_DIR] [OUT_DIR] [STEP...]
+#   lab/scripts/gpu_decode_probe.sh [BUILD_DIR] [OUT_DIR] [STEP...]
 # Steps (default: all, in this order):
 #   machine, gpu_tests   as in gpu_decode.sh (scripts/gpu_common.sh)
 #   flush   the two large decode rows, timed with each L2 flush (harness/timer.h: read leaves L2 clean,
@@ -14,7 +14,7 @@
 #   ncu     kernel durations by Nsight Compute (no clock control) of evotune's default and SDPA cuDNN on
 #           the b1 shape: how much of a call is the kernels and how many kernels a call is
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 output_name=probe
 default_steps=(machine gpu_tests flush small ncu)
 source scripts/gpu_common.sh "$@"

@@ -10,7 +10,7 @@ samples of one stall reason.
 The figures of evidence/results/h100/hopper/NOTES.md v8 (instructions per opcode, 'wait' stalls on MUFU.EX2)
 come from it, e.g. on probe/call17 (archived in lab/h100/hopper/probe.tar.xz: unpack it first):
   tar -xJf lab/h100/hopper/probe.tar.xz -C /tmp probe/call17
-  scripts/ncu_sass_summary.py /tmp/probe/call17/ncu_p1_cudnn.sass.csv.gz /tmp/probe/call17/ncu_p1_evotune1.sass.csv.gz
+  lab/scripts/ncu_sass_summary.py /tmp/probe/call17/ncu_p1_cudnn.sass.csv.gz /tmp/probe/call17/ncu_p1_evotune1.sass.csv.gz
 """
 import argparse
 import collections

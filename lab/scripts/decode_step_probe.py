@@ -7,7 +7,7 @@ its own cache, captured into one CUDA graph per implementation and replayed (--r
 alone with L2 flushed before each call (a 256 MiB write; CUDA-event median), the regime evotune's searches
 time. A torch.profiler trace of one eager layer lists each implementation's kernels.
 
-    EVOTUNE_CAPI_LIBRARY=build-device/runtime/libevotune_capi.so python scripts/decode_step_probe.py --out DIR
+    EVOTUNE_CAPI_LIBRARY=build-device/runtime/libevotune_capi.so python lab/scripts/decode_step_probe.py --out DIR
 """
 
 import argparse
@@ -16,7 +16,7 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
