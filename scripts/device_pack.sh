@@ -36,7 +36,7 @@ mkdir -p build-device/lib
 for binary in build-device/cli/evotune build-device/tests/evotune_tests; do
   [[ -f $binary ]] || continue
   ldd "$binary" | awk '/libmuparser|libgomp/ && $3 ~ /^\// {print $3}' | while read -r library; do
-    cp -L "$library" build-device/lib/
+    [[ -e build-device/lib/$(basename "$library") ]] || cp -L "$library" build-device/lib/
   done
 done
 packed=(build-device)
