@@ -20,7 +20,7 @@
 #include <limits>
 #include <vector>
 
-#include "runtime/errors.h"
+#include "core/errors.h"
 
 namespace evotune::cli {
 

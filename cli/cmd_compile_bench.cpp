@@ -16,10 +16,10 @@
 #include "cli/cli_common.h"
 #include "runtime/compile_pool.h"
 #include "runtime/compile_processes.h"
-#include "runtime/errors.h"
+#include "core/errors.h"
 #include "families/registry.h"
 #include "search/family_space.h"
-#include "templates/smoke/smoke_family.h"
+#include "harness/smoke_family.h"
 
 namespace evotune::cli {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "cli/cli_common.h"
 #include "runtime/compile_processes.h"
-#include "runtime/errors.h"
+#include "core/errors.h"
 
 namespace evotune::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include "evidence/json_text.h"
 #include "evidence/store.h"
 #include "evidence/trial_json.h"
-#include "runtime/errors.h"
+#include "core/errors.h"
 
 namespace evotune::cli {
 namespace {

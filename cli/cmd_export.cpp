@@ -20,8 +20,8 @@
 #include "harness/verification.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_properties.h"
-#include "runtime/errors.h"
-#include "templates/device_limits.h"
+#include "core/errors.h"
+#include "runtime/device_limits.h"
 
 #ifndef EVOTUNE_VERSION
 #define EVOTUNE_VERSION "unknown"

@@ -4,7 +4,7 @@
 #include "cli/cli_common.h"
 #include "evidence/report.h"
 #include "evidence/store.h"
-#include "runtime/errors.h"
+#include "core/errors.h"
 
 namespace evotune::cli {
 

@@ -8,7 +8,7 @@
 
 #include "cli/cli_common.h"
 #include "evidence/json_text.h"
-#include "runtime/errors.h"
+#include "core/errors.h"
 #include "search/replay.h"
 
 namespace evotune::cli {

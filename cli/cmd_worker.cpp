@@ -10,7 +10,7 @@
 #include <iostream>
 
 #include "cli/cli_common.h"
-#include "runtime/errors.h"
+#include "core/errors.h"
 #include "families/registry.h"
 #include "harness/gpu_evaluator.h"
 #include "search/coordinator.h"

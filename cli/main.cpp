@@ -17,7 +17,7 @@
 #include "evidence/store.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_properties.h"
-#include "runtime/errors.h"
+#include "core/errors.h"
 #include "runtime/interrupt.h"
 
 #ifndef EVOTUNE_VERSION

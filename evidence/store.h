@@ -78,7 +78,7 @@ struct TrialRecord {
 // cuBLAS attention ("cublas_unfused", with its time and check), the device's measured peaks ("peak_gemm":
 // tflops of a large GEMM in the problem's dtype; "peak_copy": gbps of a device copy, read + write), and
 // the library kernels a user already has, PyTorch SDPA's backends ("sdpa_flash", "sdpa_cudnn": time and
-// check; harness/library_baseline.h).
+// check; families/attention/host/library_baseline.h).
 struct BaselineRecord {
   std::string name;
   std::optional<double> median_us, p10_us, p90_us, tflops, gbps, max_abs_error;
@@ -87,7 +87,7 @@ struct BaselineRecord {
 };
 
 // The fastest library kernel among a run's baselines (PyTorch SDPA's backends, named sdpa_*; measured by
-// harness/library_baseline.h) that has a median, or null: what the report's headline compares with.
+// families/attention/host/library_baseline.h) that has a median, or null: what the report's headline compares with.
 const BaselineRecord* strongest_library_baseline(const std::vector<BaselineRecord>& baselines);
 
 // One config of a run re-timed after the search, interleaved with the run's other top configs: in each

@@ -6,7 +6,7 @@
 // Use:
 //   evotune_tuned::Lookup found = evotune_tuned::lookup(device_name, sm, {b, hq, hkv, sq, skv, d, causal, bf16});
 //   if (found.entry) { auto launcher = evotune::AttentionLauncher::from_tuned(*found.entry); ... }
-// (evotune's launcher library, runtime/attention_launcher.h: it loads the CUBIN with the CUDA driver
+// (evotune's launcher library, deploy/attention_launcher.h: it loads the CUBIN with the CUDA driver
 // alone; no NVRTC), or load entry->cubin yourself: cuModuleLoadData, then entry->kernel.
 //
 // Times are medians of CUDA-event-timed launches with L2 flushed before each, measured during the
@@ -38,7 +38,7 @@ struct ProblemRequirements {
   long long max_rows;  // b * hq * sq, bounded by a fixed split count's workspace; 0: no bound
 };
 
-// The tunables of evotune's attention family (`evotune search --help`; README, "The attention family").
+// The tunables of evotune's attention family (`evotune search --help`; docs/attention.md).
 struct AttentionTunables {
   const char* mma;
   int block_m;

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "harness/timer.h"
-#include "runtime/attention_launcher.h"
+#include "deploy/attention_launcher.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/cuda_objects.h"
 #include "runtime/device_properties.h"

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "families/attention/family.h"
+#include "families/attention/host/family.h"
 #include "families/user_kernel/user_kernel_family.h"
-#include "runtime/errors.h"
+#include "core/errors.h"
 
 namespace evotune::families {
 namespace {

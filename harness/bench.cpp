@@ -6,7 +6,7 @@
 
 #include "evidence/json_text.h"
 #include "runtime/device_properties.h"
-#include "runtime/errors.h"
+#include "core/errors.h"
 
 namespace evotune::harness {
 

@@ -21,8 +21,8 @@
 #include "runtime/cuda_objects.h"
 #include "runtime/nvrtc_compiler.h"
 #include "runtime/prepare.h"
-#include "templates/device_limits.h"
-#include "templates/space.h"
+#include "runtime/device_limits.h"
+#include "core/config.h"
 
 namespace evotune::harness {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "runtime/nvrtc_compiler.h"
-#include "templates/smoke/smoke_family.h"
+#include "harness/smoke_family.h"
 
 namespace evotune::harness {
 

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <thread>
 
-#include "runtime/sha256.h"
+#include "core/sha256.h"
 
 namespace evotune::runtime {
 namespace fs = std::filesystem;

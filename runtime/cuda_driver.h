@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/errors.h"
+#include "core/errors.h"
 
 namespace evotune::runtime {
 

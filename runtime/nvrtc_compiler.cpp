@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "runtime/nvrtc_library.h"
-#include "runtime/sha256.h"
+#include "core/sha256.h"
 
 #ifndef EVOTUNE_BUILD_CUDA_INCLUDE
 #define EVOTUNE_BUILD_CUDA_INCLUDE ""

@@ -4,7 +4,7 @@
 
 #include <cctype>
 
-#include "runtime/errors.h"
+#include "core/errors.h"
 
 namespace evotune::runtime {
 

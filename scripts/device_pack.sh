@@ -24,10 +24,10 @@ mkdir -p build-device/cli
 cp "$build/cli/evotune" build-device/cli/
 cp "$build/source_commit.txt" build-device/
 if [[ ${DEVICE_PACK:-all} != cli ]]; then
-  mkdir -p build-device/tests build-device/examples build-device/runtime
+  mkdir -p build-device/tests build-device/examples build-device/deploy
   cp "$build/tests/evotune_tests" build-device/tests/
   cp "$build/examples/tuned_attention_example" "$build/examples/tuned_attention_header.txt" build-device/examples/
-  cp "$build/runtime/libevotune_capi.so" build-device/runtime/
+  cp "$build/deploy/libevotune_capi.so" build-device/deploy/
 fi
 # Shared libraries the GPU machine may lack: muParser (the user-kernel family's expressions) and the OpenMP
 # runtime it needs. The binaries find them in lib/ through their RPATH ($ORIGIN/../lib; see

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes templates/attention/wgmma_ops.cuh: the wgmma.mma_async instructions the Hopper mainloop issues.
+"""Writes families/attention/kernels/wgmma_ops.cuh: the wgmma.mma_async instructions the Hopper mainloop issues.
 
 Why generated: an m64nNk16 wgmma names its N/2 fp32 accumulators one by one in the instruction, and inline
 asm needs one operand per register, so each N is its own asm statement. The shapes are every multiple of 16
@@ -97,7 +97,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="compare with the committed header instead of writing")
     ap.add_argument("--out", default=str(pathlib.Path(__file__).resolve().parent.parent /
-                                         "templates/attention/wgmma_ops.cuh"))
+                                         "families/attention/kernels/wgmma_ops.cuh"))
     args = ap.parse_args()
     text = header()
     path = pathlib.Path(args.out)

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 output_name=deploy-safety
 default_steps=(machine fuzz interrupt)
 source scripts/gpu_common.sh "$@"
-export EVOTUNE_CAPI_LIBRARY="$PWD/$build/runtime/libevotune_capi.so"
+export EVOTUNE_CAPI_LIBRARY="$PWD/$build/deploy/libevotune_capi.so"
 export EVOTUNE_CACHE_DIR="${EVOTUNE_CACHE_DIR:-/tmp/evotune-cache}"
 
 status=0

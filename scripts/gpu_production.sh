@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 output_name=production
 default_steps=(machine export example gpu_tests torch_tests llama)
 source scripts/gpu_common.sh "$@"
-export EVOTUNE_CAPI_LIBRARY="$PWD/$build/runtime/libevotune_capi.so"
+export EVOTUNE_CAPI_LIBRARY="$PWD/$build/deploy/libevotune_capi.so"
 
 # Problems for the example: the table's own (exact), near ones within the lookup contract (nearest), and
 # one of a kind no entry has (exit 2).

@@ -108,7 +108,7 @@ def fields(text):
 
 def unsplit_ctas(problem, config):
     """The CTAs of the config's grid for the problem before any split, as the family counts them (unsplit_ctas
-    in templates/attention/attention_family.cpp): query tiles x heads (KV heads when pack_gqa packs the
+    in families/attention/host/attention_family.cpp): query tiles x heads (KV heads when pack_gqa packs the
     group's query heads into the rows) x batch."""
     p, c = fields(problem), fields(config)
     packed = c["pack_gqa"] == "on"

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "runtime/errors.h"
+#include "core/errors.h"
 #include "search/space.h"
 #include "harness/family.h"
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "runtime/prepare.h"
-#include "templates/space.h"
+#include "core/config.h"
 
 namespace evotune::search {
 

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "templates/space.h"
+#include "core/config.h"
 
 namespace evotune::search {
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <unordered_set>
 
-#include "runtime/errors.h"
+#include "core/errors.h"
 
 namespace evotune::search {
 namespace {

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "runtime/errors.h"
+#include "core/errors.h"
 
 namespace evotune::search {
 namespace {

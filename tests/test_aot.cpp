@@ -11,14 +11,14 @@
 #include <stdexcept>
 #include <string>
 
-#include "runtime/attention_launcher.h"
+#include "deploy/attention_launcher.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/cuda_objects.h"
 #include "runtime/device_properties.h"
 #include "runtime/nvrtc_compiler.h"
 #include "runtime/nvrtc_library.h"
-#include "templates/attention/attention_family.h"
-#include "templates/embedded_sources.h"
+#include "families/attention/host/attention_family.h"
+#include "runtime/embedded_sources.h"
 #include "tests/subprocess.h"
 #include "tests/test_support.h"
 #include EVOTUNE_TUNED_HEADER_PATH  // the table the example and libevotune_capi are built with

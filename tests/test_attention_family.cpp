@@ -18,12 +18,12 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/store.h"
-#include "harness/attention_workspace.h"
+#include "families/attention/host/attention_workspace.h"
 #include "runtime/compile_pool.h"
-#include "runtime/errors.h"
-#include "families/attention/family.h"
+#include "core/errors.h"
+#include "families/attention/host/family.h"
 #include "search/family_space.h"
-#include "templates/attention/attention_family.h"
+#include "families/attention/host/attention_family.h"
 #include "tests/test_support.h"
 
 using namespace evotune;
@@ -1592,7 +1592,7 @@ INSTANTIATE_TEST_SUITE_P(AttentionWgmma, ASampleOfTheDefaultSpaceCompilesWithout
 // The wgmma instructions are generated (scripts/gen_wgmma.py); the committed header is what it writes.
 TEST(AttentionWgmma, GeneratedInstructionsAreUpToDate) {
   const std::string script = (evotune::testing::source_dir() / "scripts/gen_wgmma.py").string();
-  const std::string header = (evotune::testing::source_dir() / "templates/attention/wgmma_ops.cuh").string();
+  const std::string header = (evotune::testing::source_dir() / "families/attention/kernels/wgmma_ops.cuh").string();
   EXPECT_EQ(std::system(("python3 " + script + " --check --out " + header).c_str()), 0);
 }
 

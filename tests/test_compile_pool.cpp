@@ -9,7 +9,7 @@
 #include "runtime/compile_pool.h"
 #include "runtime/cubin_cache.h"
 #include "test_support.h"
-#include "templates/smoke/smoke_family.h"
+#include "harness/smoke_family.h"
 
 using namespace evotune::runtime;
 using evotune::templates::distinct_smoke_variants;

@@ -12,7 +12,7 @@
 #include "runtime/compile_pool.h"
 #include "runtime/compile_processes.h"
 #include "runtime/cubin_cache.h"
-#include "templates/smoke/smoke_family.h"
+#include "harness/smoke_family.h"
 #include "tests/test_support.h"
 
 using namespace evotune::runtime;

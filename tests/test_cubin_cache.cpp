@@ -10,7 +10,7 @@
 
 #include "runtime/cubin_cache.h"
 #include "runtime/prepare.h"
-#include "templates/smoke/smoke_family.h"
+#include "harness/smoke_family.h"
 #include "tests/test_support.h"
 
 using namespace evotune::runtime;

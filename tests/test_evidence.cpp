@@ -18,7 +18,7 @@
 
 #include "evidence/store.h"
 #include "runtime/target.h"
-#include "families/attention/family.h"
+#include "families/attention/host/family.h"
 #include "search/family_space.h"
 #include "search/history.h"
 #include "search/strategy.h"

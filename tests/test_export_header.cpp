@@ -12,9 +12,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "evidence/export_header.h"
+#include "families/attention/host/export_header.h"
 #include "evidence/store.h"
-#include "runtime/attention_launcher.h"
+#include "deploy/attention_launcher.h"
 #include "runtime/device_properties.h"
 #include "tests/subprocess.h"
 #include "tests/test_support.h"

@@ -14,15 +14,15 @@
 #include <memory>
 #include <vector>
 
-#include "harness/attention_cpu_reference.h"
-#include "harness/attention_kernel.h"
-#include "harness/attention_workspace.h"
-#include "runtime/attention_launcher.h"
+#include "families/attention/host/attention_cpu_reference.h"
+#include "families/attention/host/attention_kernel.h"
+#include "families/attention/host/attention_workspace.h"
+#include "deploy/attention_launcher.h"
 #include "runtime/compile_pool.h"
 #include "runtime/cubin_cache.h"
 #include "runtime/device_properties.h"
 #include "runtime/float16.h"
-#include "templates/attention/attention_family.h"
+#include "families/attention/host/attention_family.h"
 #include "tests/test_support.h"
 
 using namespace evotune;

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "runtime/errors.h"
+#include "core/errors.h"
 #include "search/replay.h"
 #include "search/strategy.h"
 #include "search/t4.h"
-#include "templates/attention/problem.h"
+#include "families/attention/host/problem.h"
 #include "tests/subprocess.h"
 #include "tests/test_support.h"
 

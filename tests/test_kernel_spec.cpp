@@ -17,7 +17,7 @@
 #include "runtime/cubin_cache.h"
 #include "runtime/cuda_objects.h"
 #include "runtime/device_properties.h"
-#include "runtime/errors.h"
+#include "core/errors.h"
 #include "tests/subprocess.h"
 #include "tests/test_support.h"
 

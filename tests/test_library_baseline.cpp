@@ -1,7 +1,7 @@
-// The library baseline (harness/library_baseline.h): compare_sdpa.py's CSV read into baseline records, the
+// The library baseline (families/attention/host/library_baseline.h): compare_sdpa.py's CSV read into baseline records, the
 // child process run end to end with a stand-in script (the real one needs torch and a GPU), and the
 // report's headline taken against the strongest library kernel.
-#include "harness/library_baseline.h"
+#include "families/attention/host/library_baseline.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -8,8 +8,8 @@
 #include <set>
 #include <string>
 
-#include "templates/attention/attention_family.h"
-#include "templates/device_limits.h"
+#include "families/attention/host/attention_family.h"
+#include "runtime/device_limits.h"
 #include EVOTUNE_TUNED_HEADER_PATH  // the table the example and libevotune_capi are built with
 
 namespace lookup_contract {  // named: a unity build puts this file in one translation unit with others

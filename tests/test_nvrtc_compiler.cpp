@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/nvrtc_compiler.h"
-#include "templates/smoke/smoke_family.h"
+#include "harness/smoke_family.h"
 #include "tests/test_support.h"
 
 using namespace evotune::runtime;

@@ -11,8 +11,8 @@
 #include "runtime/cubin_cache.h"
 #include "runtime/prepare.h"
 #include "search/prepare_ahead.h"
-#include "templates/attention/attention_family.h"
-#include "templates/smoke/smoke_family.h"
+#include "families/attention/host/attention_family.h"
+#include "harness/smoke_family.h"
 #include "tests/test_support.h"
 
 using namespace evotune;

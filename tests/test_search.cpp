@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "runtime/errors.h"
+#include "core/errors.h"
 #include "search/replay.h"
 #include "search/strategy.h"
 #include "search/t4.h"

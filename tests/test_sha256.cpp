@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "runtime/sha256.h"
+#include "core/sha256.h"
 
 using evotune::runtime::Sha256;
 using evotune::runtime::sha256_hex;

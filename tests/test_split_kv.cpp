@@ -1,5 +1,5 @@
 // Split-KV and packed GQA on the CPU: the kernels' own index arithmetic and combine rule
-// (templates/attention/split_kv.h, compiled here by the host compiler) drive an emulation of the
+// (families/attention/kernels/split_kv.h, compiled here by the host compiler) drive an emulation of the
 // algorithm, tile by tile and chunk by chunk, in fp32 as the kernels compute it; the combined result must
 // match the fp64 CPU reference. Covers decode, sq < skv causal, GQA 32:8, MQA, tails, the LSE, and
 // splits that leave chunks empty; and shows that the comparison catches a lost chunk.
@@ -11,10 +11,10 @@
 #include <random>
 #include <vector>
 
-#include "harness/attention_cpu_reference.h"
+#include "families/attention/host/attention_cpu_reference.h"
 #include "runtime/float16.h"
-#include "templates/attention/attention_family.h"
-#include "templates/attention/split_kv.h"
+#include "families/attention/host/attention_family.h"
+#include "families/attention/kernels/split_kv.h"
 
 using namespace evotune;
 using attention::Problem;

@@ -48,12 +48,12 @@ inline std::string example_binary() {
   return EVOTUNE_EXAMPLE_BINARY;
 }
 
-// The C ABI library: ../runtime/libevotune_capi.so beside this test binary, else CMake's path.
+// The C ABI library: ../deploy/libevotune_capi.so beside this test binary, else CMake's path.
 inline std::string capi_library() {
   std::error_code ec;
   auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    auto sibling = self.parent_path().parent_path() / "runtime" / "libevotune_capi.so";
+    auto sibling = self.parent_path().parent_path() / "deploy" / "libevotune_capi.so";
     if (std::filesystem::exists(sibling, ec)) return sibling.string();
   }
   return EVOTUNE_CAPI_LIBRARY;

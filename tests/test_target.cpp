@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "runtime/errors.h"
+#include "core/errors.h"
 #include "runtime/target.h"
 
 using evotune::runtime::Target;

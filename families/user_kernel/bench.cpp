@@ -9,7 +9,7 @@
 
 #include "families/user_kernel/compile.h"
 #include "families/user_kernel/rules.h"
-#include "runtime/errors.h"
+#include "core/errors.h"
 
 namespace evotune::user_kernel {
 namespace {

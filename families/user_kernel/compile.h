@@ -7,7 +7,7 @@
 
 #include "families/user_kernel/spec.h"
 #include "runtime/nvrtc_compiler.h"
-#include "templates/space.h"
+#include "core/config.h"
 
 namespace evotune::user_kernel {
 

@@ -4,14 +4,14 @@
 
 #include <stdexcept>
 
-#include "runtime/errors.h"
+#include "core/errors.h"
 #include "runtime/nvrtc_compiler.h"
 
 namespace evotune::user_kernel {
 namespace {
 
 // Text from a database or a spec reaches the header only in a safe character set (the rules of
-// evidence/export_header.cpp): printable ASCII passes, any other byte becomes an octal escape, and what
+// families/attention/host/export_header.cpp): printable ASCII passes, any other byte becomes an octal escape, and what
 // would end or splice the literal or comment holding it is escaped too.
 std::string octal(unsigned char c) { return fmt::format("\\{:03o}", c); }
 bool printable_ascii(unsigned char c) { return c >= 0x20 && c < 0x7f; }

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "families/user_kernel/spec.h"
-#include "templates/device_limits.h"
-#include "templates/space.h"
+#include "runtime/device_limits.h"
+#include "core/config.h"
 
 namespace evotune::user_kernel {
 

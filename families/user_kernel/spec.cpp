@@ -12,7 +12,7 @@
 #include <toml++/toml.h>
 
 #include "families/user_kernel/rules.h"
-#include "runtime/errors.h"
+#include "core/errors.h"
 
 namespace evotune::user_kernel {
 namespace fs = std::filesystem;

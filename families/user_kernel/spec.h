@@ -1,6 +1,6 @@
 #pragma once
 // A kernel spec (docs/kernel-spec.md): a user's CUDA kernel described in TOML, read and checked whole.
-// Every mistake is one UsageError line "<spec path>:<line>: <what>" (runtime/errors.h).
+// Every mistake is one UsageError line "<spec path>:<line>: <what>" (core/errors.h).
 #include <cstdint>
 #include <filesystem>
 #include <map>

@@ -13,8 +13,8 @@
 #include "families/user_kernel/header_writer.h"
 #include "families/user_kernel/rules.h"
 #include "families/user_kernel/spec.h"
-#include "runtime/errors.h"
-#include "runtime/sha256.h"
+#include "core/errors.h"
+#include "core/sha256.h"
 
 namespace evotune::user_kernel {
 namespace {

@@ -19,8 +19,8 @@ entry whose packed tiles cannot hold the shape's GQA groups, say, is no match): 
 proof. ``EVOTUNE_BOUNDED_WAITS=1`` (read when a stream's kernel is first loaded) compiles check builds with
 NVRTC instead, whose barrier waits trap after 4 s: a call that would hang fails with a message.
 
-The library is found at ``$EVOTUNE_CAPI_LIBRARY``, else in the repository's ``build/runtime/`` or
-``build-device/runtime/``.
+The library is found at ``$EVOTUNE_CAPI_LIBRARY``, else in the repository's ``build/deploy/`` or
+``build-device/deploy/``.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ __all__ = [
     "table",
 ]
 
-# The C ABI's status codes (runtime/evotune_capi.h).
+# The C ABI's status codes (deploy/evotune_capi.h).
 _OK, _INVALID_ARGUMENT, _NOT_COVERED, _NO_DEVICE, _FAILED = 0, 1, 2, 3, 4
 
 
@@ -78,7 +78,7 @@ def _candidates() -> list[Path]:
     env = os.environ.get("EVOTUNE_CAPI_LIBRARY")
     if env:
         return [Path(env)]
-    return [_REPO / "build" / "runtime" / "libevotune_capi.so", _REPO / "build-device" / "runtime" / "libevotune_capi.so"]
+    return [_REPO / "build" / "deploy" / "libevotune_capi.so", _REPO / "build-device" / "deploy" / "libevotune_capi.so"]
 
 
 def _load():

@@ -2,7 +2,7 @@
 calls with clear exceptions before touching the library, and its library answers the lookup contract for the
 committed H100 table without a GPU and without loading NVRTC.
 
-    EVOTUNE_CAPI_LIBRARY=build/runtime/libevotune_capi.so python tests/python/test_evotune_torch_cpu.py
+    EVOTUNE_CAPI_LIBRARY=build/deploy/libevotune_capi.so python tests/python/test_evotune_torch_cpu.py
 """
 
 import os

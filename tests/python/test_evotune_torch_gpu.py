@@ -3,7 +3,7 @@ prefill, causal, GQA, KV-cache and decode shapes of both dtypes; on the caller's
 as a transformers attention implementation in a LLaMA-shaped layer; and with NVRTC never loaded until a shape
 the table does not cover is run with JIT allowed.
 
-    EVOTUNE_CAPI_LIBRARY=build-device/runtime/libevotune_capi.so python tests/python/test_evotune_torch_gpu.py -v
+    EVOTUNE_CAPI_LIBRARY=build-device/deploy/libevotune_capi.so python tests/python/test_evotune_torch_gpu.py -v
 """
 
 import copy
