@@ -61,7 +61,7 @@ struct Options {
   std::string compile_crash_on, compile_hang_on;
   int history = 3;
   std::string problem, target = "sm_90a";
-  std::string family = "attention", kernel;  // kernel: a user-kernel spec's absolute path
+  std::string family, kernel;  // family: empty for the registry's default; kernel: a spec's absolute path
   std::string evo;
   double max_minutes = 0;
   int stop_after_stagnant = 0;

@@ -22,7 +22,7 @@ void add_worker_command(CLI::App& app, const GlobalOptions& globals) {
   auto* cmd = app.add_subcommand("worker", "Evaluate configs sent by a search on stdin (started by evotune search)");
   struct Options {
     int device = 0;
-    std::string replay, problem, family = "attention", kernel;
+    std::string replay, problem, family, kernel;  // family: empty for the registry's default
     int abort_at = 0, hang_at = 0, delay_ms = 0;
     int repetitions = 30;
   };

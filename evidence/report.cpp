@@ -364,13 +364,21 @@ void draw_x_axis(Svg& svg, const Area& area, const Scale& x, const std::vector<d
 
 // ---- what the charts and tables share ----
 
+// How the report names a reference pipeline: "cuBLAS unfused" for the records attention wrote before they
+// carried a label, else the detail's "label", else the record's name.
+std::string reference_label(const BaselineRecord& b) {
+  const nlohmann::json detail = nlohmann::json::parse(b.detail_json.empty() ? "{}" : b.detail_json, nullptr, false);
+  if (detail.is_object() && detail.contains("label") && detail["label"].is_string()) return detail["label"];
+  return b.name == "cublas_unfused" ? "cuBLAS unfused" : b.name;
+}
+
 struct Facts {
   std::vector<const TrialRecord*> valid;  // ok trials with a time, in seq order
   const TrialRecord* winner = nullptr;
   int last_seq = 0;
   // The latest record of each baseline (a resumed run may have measured them again).
-  const BaselineRecord* cublas = nullptr;
-  const BaselineRecord* library = nullptr;  // the strongest library kernel (PyTorch SDPA), the headline's bar
+  const BaselineRecord* reference = nullptr;  // a reference pipeline timed like a trial (attention: unfused cuBLAS)
+  const BaselineRecord* library = nullptr;    // the strongest library kernel, the headline's bar
   const BaselineRecord* peak_gemm = nullptr;
   const BaselineRecord* peak_copy = nullptr;
   std::optional<double> theoretical_gbps;  // from the device properties JSON, when present
@@ -391,9 +399,10 @@ Facts facts_of(const ReportInput& input) {
     }
   }
   for (const BaselineRecord& b : input.baselines) {
-    if (b.name == "cublas_unfused") facts.cublas = &b;
-    if (b.name == "peak_gemm" && chartable(b.tflops)) facts.peak_gemm = &b;
-    if (b.name == "peak_copy" && chartable(b.gbps)) facts.peak_copy = &b;
+    const BaselineRole role = baseline_role(b);
+    if (role == BaselineRole::reference) facts.reference = &b;
+    if (role == BaselineRole::peak_compute && chartable(b.tflops)) facts.peak_gemm = &b;
+    if (role == BaselineRole::peak_bandwidth && chartable(b.gbps)) facts.peak_copy = &b;
   }
   facts.library = strongest_library_baseline(input.baselines);
   facts.device = nlohmann::json::parse(input.info.device_json, nullptr, false);
@@ -793,11 +802,11 @@ std::string roofline_section(const ReportInput& input, const Facts& facts) {
   }
   std::vector<Marker> markers{{fmt::format("winner {} TFLOP/s", tflops_text(*winner.tflops)), "winner-dot",
                                intensity_of(*winner.tflops, *winner.gbps), *winner.tflops}};
-  if (facts.cublas && chartable(facts.cublas->tflops) && chartable(facts.cublas->gbps) &&
-      chartable(intensity_of(*facts.cublas->tflops, *facts.cublas->gbps))) {
-    markers.push_back({fmt::format("cuBLAS unfused {} TFLOP/s", tflops_text(*facts.cublas->tflops)),
-                       "baseline-dot", intensity_of(*facts.cublas->tflops, *facts.cublas->gbps),
-                       *facts.cublas->tflops});
+  if (facts.reference && chartable(facts.reference->tflops) && chartable(facts.reference->gbps) &&
+      chartable(intensity_of(*facts.reference->tflops, *facts.reference->gbps))) {
+    markers.push_back({fmt::format("{} {} TFLOP/s", reference_label(*facts.reference), tflops_text(*facts.reference->tflops)),
+                       "baseline-dot", intensity_of(*facts.reference->tflops, *facts.reference->gbps),
+                       *facts.reference->tflops});
   }
   // Plain numbers, 0 where unknown: the compute peak (TFLOP/s), the bandwidth (GB/s) and their ridge.
   const double compute_roof = facts.peak_gemm ? *facts.peak_gemm->tflops : 0;
@@ -910,8 +919,9 @@ std::string roofline_section(const ReportInput& input, const Facts& facts) {
       "Winner: {} TFLOP/s at {} FLOP/byte (its recorded TFLOP/s over its recorded GB/s, {} GB/s). ",
       tflops_text(*winner.tflops), intensity_text(markers[0].intensity), gbps_text(*winner.gbps));
   if (markers.size() > 1) {
-    html += fmt::format("cuBLAS unfused, measured in the same run: {} TFLOP/s at {} FLOP/byte. ",
-                        tflops_text(markers[1].tflops), intensity_text(markers[1].intensity));
+    html += fmt::format("{}, measured in the same run: {} TFLOP/s at {} FLOP/byte. ",
+                        escape(reference_label(*facts.reference)), tflops_text(markers[1].tflops),
+                        intensity_text(markers[1].intensity));
   }
   if (compute_roof > 0 && bandwidth_measured) {
     html += fmt::format(
@@ -1119,11 +1129,12 @@ std::string header_section(const ReportInput& input, const Facts& facts) {
           escape(fmt::format("vs {} ({} µs), the strongest library kernel timed in this run", facts.library->name,
                              us_text(*facts.library->median_us))));
     } else {
-      kpi("—", "no library kernel (PyTorch SDPA) was timed in this run");
+      kpi("—", "no library kernel was timed in this run");
     }
-    if (facts.cublas && facts.cublas->median_us && *facts.cublas->median_us > 0) {
-      kpi(ratio_text(*facts.cublas->median_us / *facts.winner->median_us),
-          fmt::format("faster than cuBLAS unfused ({} µs)", us_text(*facts.cublas->median_us)));
+    if (facts.reference && facts.reference->median_us && *facts.reference->median_us > 0) {
+      kpi(ratio_text(*facts.reference->median_us / *facts.winner->median_us),
+          escape(fmt::format("faster than {} ({} µs)", reference_label(*facts.reference),
+                             us_text(*facts.reference->median_us))));
     }
   } else {
     kpi("—", "no valid trial");

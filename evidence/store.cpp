@@ -1,6 +1,7 @@
 #include "evidence/store.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <signal.h>
 #include <unistd.h>
@@ -973,10 +974,27 @@ std::vector<EvoLogRow> Store::evo_log(std::optional<std::int64_t> run_id) const 
   return out;
 }
 
+BaselineRole baseline_role(const BaselineRecord& b) {
+  const nlohmann::json detail = nlohmann::json::parse(b.detail_json.empty() ? "{}" : b.detail_json, nullptr, false);
+  if (detail.is_object() && detail.contains("role") && detail["role"].is_string()) {
+    const std::string role = detail["role"];
+    if (role == "library") return BaselineRole::library;
+    if (role == "reference") return BaselineRole::reference;
+    if (role == "peak_compute") return BaselineRole::peak_compute;
+    if (role == "peak_bandwidth") return BaselineRole::peak_bandwidth;
+    return BaselineRole::other;
+  }
+  if (b.name.rfind("sdpa_", 0) == 0) return BaselineRole::library;
+  if (b.name == "cublas_unfused") return BaselineRole::reference;
+  if (b.name == "peak_gemm") return BaselineRole::peak_compute;
+  if (b.name == "peak_copy") return BaselineRole::peak_bandwidth;
+  return BaselineRole::other;
+}
+
 const BaselineRecord* strongest_library_baseline(const std::vector<BaselineRecord>& baselines) {
   const BaselineRecord* best = nullptr;
   for (const BaselineRecord& b : baselines) {
-    if (b.name.rfind("sdpa_", 0) != 0 || !b.median_us || *b.median_us <= 0) continue;
+    if (baseline_role(b) != BaselineRole::library || !b.median_us || *b.median_us <= 0) continue;
     if (!best || *b.median_us < *best->median_us) best = &b;
   }
   return best;

@@ -86,6 +86,13 @@ struct BaselineRecord {
   std::string created_at;   // filled when read
 };
 
+// What a baseline stands for, from its detail's "role" (written by the family that measured it): a library
+// kernel the user already has (the headline's bar), a reference pipeline timed like a trial, or a measured
+// peak of compute or bandwidth (the roofline's roofs). Records written before roles existed are read by
+// their names (sdpa_*, cublas_unfused, peak_gemm, peak_copy).
+enum class BaselineRole { library, reference, peak_compute, peak_bandwidth, other };
+BaselineRole baseline_role(const BaselineRecord& baseline);
+
 // The fastest library kernel among a run's baselines (PyTorch SDPA's backends, named sdpa_*; measured by
 // families/attention/host/library_baseline.h) that has a median, or null: what the report's headline compares with.
 const BaselineRecord* strongest_library_baseline(const std::vector<BaselineRecord>& baselines);

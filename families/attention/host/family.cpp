@@ -91,7 +91,9 @@ class AttentionBench final : public harness::Bench {
       b.detail_json = nlohmann::json{{"check", check.passed ? "pass" : "fail"}, {"reason", check.reason},
                                      {"samples", t.samples_us.size()},
                                      {"calls_per_sample", t.batch},
-                                     {"what", "Q.K^T and P.V with cuBLAS strided-batched GEMM, softmax kernel between"}}
+                                     {"what", "Q.K^T and P.V with cuBLAS strided-batched GEMM, softmax kernel between"},
+                                     {"role", "reference"},
+                                     {"label", "cuBLAS unfused"}}
                           .dump();
       out.push_back(std::move(b));
     }  // the unfused pipeline's score and probability buffers are freed before the peak measurement
@@ -100,13 +102,15 @@ class AttentionBench final : public harness::Bench {
     gemm.name = "peak_gemm";
     gemm.tflops = peaks.gemm_tflops;
     gemm.detail_json = nlohmann::json{{"what", fmt::format("cuBLAS 8192^3 GEMM, {} in and out, fp32 accumulate",
-                                                           problem_.dtype_name())}}
+                                                           problem_.dtype_name())},
+                                      {"role", "peak_compute"}}
                            .dump();
     out.push_back(std::move(gemm));
     evidence::BaselineRecord copy;
     copy.name = "peak_copy";
     copy.gbps = peaks.copy_gbps;
-    copy.detail_json = nlohmann::json{{"what", "1 GiB device-to-device copy, bytes read + written"}}.dump();
+    copy.detail_json =
+        nlohmann::json{{"what", "1 GiB device-to-device copy, bytes read + written"}, {"role", "peak_bandwidth"}}.dump();
     out.push_back(std::move(copy));
     return out;
   }

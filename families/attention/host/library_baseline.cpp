@@ -127,7 +127,8 @@ std::vector<evidence::BaselineRecord> library_baselines_from_csv(const std::stri
                                    {"status", at("status")},
                                    {"reason", at("note")},
                                    {"samples", number(at("reps")).value_or(0)},
-                                   {"calls_per_sample", number(at("batch")).value_or(1)}}
+                                   {"calls_per_sample", number(at("batch")).value_or(1)},
+                                   {"role", "library"}}
                         .dump();
     out.push_back(std::move(b));
   }
