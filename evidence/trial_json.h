@@ -2,7 +2,7 @@
 // TrialRecord <-> JSON, for the coordinator/worker protocol (one JSON object per line).
 #include <nlohmann/json.hpp>
 
-#include "evidence/store.h"
+#include "core/trial.h"
 
 namespace evotune::evidence {
 
