@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/trial_status.h"
+
 namespace evotune::core {
 
 struct RunInfo {
@@ -31,9 +33,8 @@ struct TrialRecord {
   int generation = 0;
   std::string config_key;  // stable identity (Config::key)
   std::string config;      // human form with labels
-  // ok, invalid, compile_error, compile_timeout, launch_error, wrong_result, timeout, crash; or compiled (a
-  // compile-only sweep: built and accepted, never run)
-  std::string status;
+  // How it ended (core/trial_status.h). The default claims nothing: a record nobody judged is not valid.
+  TrialStatus status = TrialStatus::invalid;
   std::string resources_json;
   std::optional<double> max_abs_error, rel_l2_error;
   std::optional<double> median_us, min_us, p10_us, p90_us, tflops, gbps;
@@ -74,4 +75,5 @@ using core::BaselineRecord;
 using core::RetimeRecord;
 using core::RunInfo;
 using core::TrialRecord;
+using core::TrialStatus;
 }  // namespace evotune::evidence

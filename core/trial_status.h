@@ -43,10 +43,6 @@ std::optional<TrialStatus> parse_status(std::string_view name);
 constexpr bool is_valid(TrialStatus status) {
   return status == TrialStatus::ok;
 }
-// The config did not compile (an error or the time limit).
-constexpr bool is_compile_failure(TrialStatus status) {
-  return status == TrialStatus::compile_error || status == TrialStatus::compile_timeout;
-}
 
 // Writes status_name(status) (also what GoogleTest prints for a mismatch).
 std::ostream& operator<<(std::ostream& out, TrialStatus status);
