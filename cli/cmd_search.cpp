@@ -31,6 +31,7 @@
 #include "evidence/json_text.h"
 #include "evidence/store.h"
 #include "families/registry.h"
+#include "harness/rejection_status.h"
 #include "harness/timer.h"
 #include "runtime/compile_processes.h"
 #include "runtime/device_properties.h"
@@ -252,13 +253,13 @@ void run_compile_only(const Options& opt, const GlobalOptions& globals) {
     t.config = family->format_config(configs[i]);
     const runtime::PreparedKernel* kernel = runtime::prepared(p);
     if (const runtime::Rejection* r = runtime::rejected(p)) {
-      t.status = r->trial_status();
+      t.status = harness::trial_status(*r);
       t.error = r->reason;
       t.compile_seconds = r->compile_seconds;
       if (r->compiled) kernel = &*r->compiled;
       ++(r->compiled ? rejected : failed);
     } else {
-      t.status = "compiled";
+      t.status = core::TrialStatus::compiled;
       ++accepted;
     }
     if (kernel != nullptr) {

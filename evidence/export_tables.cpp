@@ -131,14 +131,26 @@ nlohmann::json configuration_value(const std::string& label) {
 }
 
 std::string invalidity(const TrialRecord& trial, std::int64_t run_id) {
-  const std::string& s = trial.status;
-  if (s == "ok") return "correct";
-  if (s == "compile_error" || s == "compile_timeout") return "compile";  // T4 has no compile-timeout value
-  if (s == "launch_error" || s == "crash") return "runtime";
-  if (s == "timeout") return "timeout";
-  if (s == "wrong_result") return "correctness";
-  if (s == "invalid") return "constraints";
-  throw StoreError(fmt::format("trial {} of run {} has status '{}', which has no T4 invalidity", trial.seq, run_id, s));
+  switch (trial.status) {
+    case TrialStatus::ok:
+      return "correct";
+    case TrialStatus::compile_error:
+    case TrialStatus::compile_timeout:  // T4 has no compile-timeout value
+      return "compile";
+    case TrialStatus::launch_error:
+    case TrialStatus::crash:
+      return "runtime";
+    case TrialStatus::timeout:
+      return "timeout";
+    case TrialStatus::wrong_result:
+      return "correctness";
+    case TrialStatus::invalid:
+      return "constraints";
+    case TrialStatus::compiled:
+      break;
+  }
+  throw StoreError(fmt::format("trial {} of run {} has status '{}', which has no T4 invalidity", trial.seq,
+                               run_id, core::status_name(trial.status)));
 }
 
 double ms(double us) { return us / 1000.0; }
@@ -172,7 +184,7 @@ nlohmann::json t4_result(const TrialRecord& trial, std::int64_t run_id) {
           {"configuration", std::move(configuration)},
           {"times", {{"compilation", trial.compile_seconds * 1000.0}, {"runtimes", std::move(runtimes)}}},
           {"invalidity", invalidity(trial, run_id)},
-          {"correctness", trial.status == "ok" ? 1 : 0},
+          {"correctness", core::is_valid(trial.status) ? 1 : 0},
           {"measurements", std::move(measurements)},
           {"objectives", nlohmann::json::array({"time"})}};
 }
@@ -203,7 +215,7 @@ std::string trials_csv(const Store& store, std::int64_t run_id) {
   for (std::size_t i = 0; i < trials.size(); ++i) {
     const TrialRecord& t = trials[i];
     std::vector<std::string> row = {std::to_string(run_id), std::to_string(t.seq), std::to_string(t.generation),
-                                    t.status, t.config_key, t.config};
+                                    core::status_name(t.status), t.config_key, t.config};
     for (const std::string& name : tunables) {
       auto it = std::find_if(labels[i].begin(), labels[i].end(), [&](const auto& p) { return p.first == name; });
       row.push_back(it == labels[i].end() ? std::string() : it->second);
@@ -237,7 +249,7 @@ nlohmann::json t4_results(const Store& store, std::int64_t run_id) {
   nlohmann::json results = nlohmann::json::array();
   int compiled_not_exported = 0;
   for (const TrialRecord& t : store.trials(run_id)) {
-    if (t.status == "compiled") {
+    if (t.status == TrialStatus::compiled) {
       ++compiled_not_exported;
     } else {
       results.push_back(t4_result(t, run_id));

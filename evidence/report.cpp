@@ -54,7 +54,8 @@ ReportInput gather_report_input(const Store& store, std::int64_t run_id, int top
     }
     ComparableRun other{.run = row, .valid = {}};
     for (const TrialRecord& trial : store.trials(row.id)) {
-      if (trial.status == "ok" && chartable(trial.median_us)) other.valid.push_back({trial.seq, *trial.median_us});
+      if (core::is_valid(trial.status) && chartable(trial.median_us))
+        other.valid.push_back({trial.seq, *trial.median_us});
     }
     input.comparable_runs.push_back(std::move(other));
   }
@@ -389,7 +390,7 @@ Facts facts_of(const ReportInput& input) {
   Facts facts;
   for (const TrialRecord& trial : input.trials) {
     facts.last_seq = std::max(facts.last_seq, trial.seq);
-    if (trial.status == "ok" && chartable(trial.median_us)) facts.valid.push_back(&trial);
+    if (core::is_valid(trial.status) && chartable(trial.median_us)) facts.valid.push_back(&trial);
   }
   // The fastest trial the charts can place (top() ranks a median of 0 or below first).
   for (const TrialRecord& trial : input.top) {
@@ -1053,8 +1054,8 @@ std::string top_section(const ReportInput& input, const Facts& facts) {
 
 // Counts of every trial status, with the first error message of each failing status as an example.
 std::string status_section(const ReportInput& input) {
-  std::vector<std::string> order;
-  std::map<std::string, std::pair<int, const TrialRecord*>> by_status;
+  std::vector<TrialStatus> order;
+  std::map<TrialStatus, std::pair<int, const TrialRecord*>> by_status;
   for (const TrialRecord& t : input.trials) {
     auto [entry, added] = by_status.try_emplace(t.status, 0, &t);
     if (added) order.push_back(t.status);
@@ -1062,20 +1063,21 @@ std::string status_section(const ReportInput& input) {
   }
   std::string html = R"(<section id="statuses"><h2>Trials by outcome</h2>)";
   if (order.empty()) return html + R"(<p class="caption">No trial recorded.</p></section>)";
-  std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+  std::stable_sort(order.begin(), order.end(), [&](TrialStatus a, TrialStatus b) {
     return by_status[a].first > by_status[b].first;
   });
   html +=
       R"(<div class="scroll"><table id="status-table"><thead><tr><th>status</th><th class="num">trials</th>)"
       R"(<th class="num">share</th><th>first example</th></tr></thead><tbody>)";
-  for (const std::string& status : order) {
+  for (TrialStatus status : order) {
     const auto& [count, first] = by_status[status];
     const std::string example = first->error.empty()
                                     ? std::string("—")
                                     : fmt::format("trial {}: {}", first->seq, first->error.substr(0, 300));
     html += fmt::format(
         R"(<tr><td><code>{}</code></td><td class="num">{}</td><td class="num">{:.1f}%</td><td>{}</td></tr>)",
-        escape(status), count, 100.0 * count / static_cast<double>(input.trials.size()), escape(example));
+        escape(core::status_name(status)), count, 100.0 * count / static_cast<double>(input.trials.size()),
+        escape(example));
   }
   return html + "</tbody></table></div></section>";
 }

@@ -51,6 +51,10 @@ CREATE TABLE samples (
 
 // The trials table (schema 3: status may be compile_timeout), its index and the evo_log view over it.
 // A version 1 or 2 file gets them by SQLite's table-rebuild procedure (see migrate_trials_table).
+// The CHECK list is the names of core::kTrialStatuses (test TrialStatus.StoreCheckListIsTheStatusNames
+// holds them equal), and the SQL here and below compares with those names as literals ('ok' is
+// status_name(TrialStatus::ok)): a file keeps the names it was written with, so renaming one takes a
+// migration, not only an edit of the enum.
 constexpr const char* kTrialsTable = R"sql(
 CREATE TABLE trials (
   id INTEGER PRIMARY KEY,
@@ -618,7 +622,8 @@ void Store::record_trial(std::int64_t run_id, const TrialRecord& t) {
                 " rel_l2_error, median_us, min_us, p10_us, p90_us, tflops, gbps, compile_seconds, error)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     s.bind(1, run_id).bind(2, static_cast<std::int64_t>(t.seq)).bind(3, static_cast<std::int64_t>(t.generation));
-    s.bind(4, t.config_key).bind(5, t.config).bind(6, t.status).bind(7, t.resources_json.empty() ? std::string("{}") : t.resources_json);
+    s.bind(4, t.config_key).bind(5, t.config).bind(6, std::string(core::status_name(t.status)));
+    s.bind(7, t.resources_json.empty() ? std::string("{}") : t.resources_json);
     s.bind(8, t.max_abs_error).bind(9, t.rel_l2_error).bind(10, t.median_us).bind(11, t.min_us);
     s.bind(12, t.p10_us).bind(13, t.p90_us).bind(14, t.tflops).bind(15, t.gbps).bind(16, t.compile_seconds);
     s.bind(17, t.error);
@@ -851,7 +856,14 @@ TrialRecord read_trial(sqlite3* db, Statement& s) {
   t.generation = static_cast<int>(s.integer(2));
   t.config_key = s.text(3);
   t.config = s.text(4);
-  t.status = s.text(5);
+  const std::string status = s.text(5);
+  const std::optional<TrialStatus> parsed = core::parse_status(status);
+  // The table's CHECK admits only kTrialStatuses' names (a test holds them equal), so this is a file
+  // edited by hand.
+  if (!parsed) {
+    throw StoreError(fmt::format("trial {} has status '{}', which evotune does not know", t.seq, status));
+  }
+  t.status = *parsed;
   t.resources_json = s.text(6);
   t.max_abs_error = s.real(7);
   t.rel_l2_error = s.real(8);

@@ -4,7 +4,8 @@
 // a crash loses at most the trial in flight. A database that is locked, corrupt, or from a newer schema
 // is reported and never modified.
 //
-// It depends only on plain data: problems, configs and resources arrive as JSON text.
+// It depends only on plain data: problems, configs and resources arrive as JSON text; the records are
+// core/trial.h's (also named evidence::TrialRecord etc.).
 #include <sqlite3.h>
 
 #include <cstdint>
@@ -14,6 +15,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "core/trial.h"
 
 namespace evotune::evidence {
 
@@ -33,57 +36,11 @@ class StoreError : public std::runtime_error {
 // one (another search may have only just created it). Never writes; StoreError for a file it cannot read.
 bool holds_evotune_schema(const std::string& path);
 
-struct RunInfo {
-  std::string family;        // "attention", or "replay" for a recorded space
-  std::string problem;       // canonical problem text (or the T4 file's name)
-  std::string problem_json;
-  std::string strategy;
-  std::uint64_t seed = 0;
-  int budget = 0;
-  std::string device;        // name, or "replay"
-  std::string device_json;
-  std::string versions;      // evotune / NVRTC / driver
-  std::string options_json;  // whatever else reproduces the run
-  // A replay run's recorded space: its absolute path and the SHA-256 of its bytes, so that a resume can
-  // tell another or a changed file. Empty for other runs, and for runs recorded before schema 4.
-  std::string space_path, space_sha256;
-  std::string status;  // read back only: running, finished, interrupted, failed
-};
-
 // The process that holds a run (Store::claim_run).
 struct RunOwner {
   std::int64_t pid = 0;
   std::string host;
   std::string claimed_at;
-};
-
-struct TrialRecord {
-  int seq = 0;         // order within the run, from 0
-  int generation = 0;
-  std::string config_key;  // stable identity (Config::key)
-  std::string config;      // human form with labels
-  // ok, invalid, compile_error, compile_timeout, launch_error, wrong_result, timeout, crash; or compiled (a
-  // compile-only sweep: built and accepted, never run)
-  std::string status;
-  std::string resources_json;
-  std::optional<double> max_abs_error, rel_l2_error;
-  std::optional<double> median_us, min_us, p10_us, p90_us, tflops, gbps;
-  double compile_seconds = 0;
-  std::string error;
-  std::vector<double> samples_us;
-  std::string created_at;  // when it was recorded (UTC, ISO 8601); filled when read
-};
-
-// A reference point measured in the same run as the trials, on the same device and inputs: the unfused
-// cuBLAS attention ("cublas_unfused", with its time and check), the device's measured peaks ("peak_gemm":
-// tflops of a large GEMM in the problem's dtype; "peak_copy": gbps of a device copy, read + write), and
-// the library kernels a user already has, PyTorch SDPA's backends ("sdpa_flash", "sdpa_cudnn": time and
-// check; families/attention/host/library_baseline.h).
-struct BaselineRecord {
-  std::string name;
-  std::optional<double> median_us, p10_us, p90_us, tflops, gbps, max_abs_error;
-  std::string detail_json;  // anything else (e.g. the check's verdict), JSON
-  std::string created_at;   // filled when read
 };
 
 // What a baseline stands for, from its detail's "role" (written by the family that measured it): a library
@@ -96,16 +53,6 @@ BaselineRole baseline_role(const BaselineRecord& baseline);
 // The fastest library kernel among a run's baselines (PyTorch SDPA's backends, named sdpa_*; measured by
 // families/attention/host/library_baseline.h) that has a median, or null: what the report's headline compares with.
 const BaselineRecord* strongest_library_baseline(const std::vector<BaselineRecord>& baselines);
-
-// One config of a run re-timed after the search, interleaved with the run's other top configs: in each
-// round every config is timed once, in the same order, so drift of the GPU's state (clocks, temperature)
-// over the seconds between trials reaches them all alike. The confirmed winner has the lowest median over
-// rounds.
-struct RetimeRecord {
-  std::string config_key;
-  int round = 0;
-  double median_us = 0;
-};
 
 struct RunRow {
   std::int64_t id = 0;

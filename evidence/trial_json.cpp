@@ -1,5 +1,7 @@
 #include "evidence/trial_json.h"
 
+#include <stdexcept>
+
 namespace evotune::evidence {
 namespace {
 void put(nlohmann::json& j, const char* key, const std::optional<double>& v) {
@@ -12,8 +14,11 @@ std::optional<double> get(const nlohmann::json& j, const char* key) {
 }  // namespace
 
 nlohmann::json to_json(const TrialRecord& t) {
-  nlohmann::json j = {{"status", t.status},          {"resources", t.resources_json}, {"compile_seconds", t.compile_seconds},
-                      {"error", t.error},            {"samples_us", t.samples_us}};
+  nlohmann::json j = {{"status", core::status_name(t.status)},
+                      {"resources", t.resources_json},
+                      {"compile_seconds", t.compile_seconds},
+                      {"error", t.error},
+                      {"samples_us", t.samples_us}};
   put(j, "max_abs_error", t.max_abs_error);
   put(j, "rel_l2_error", t.rel_l2_error);
   put(j, "median_us", t.median_us);
@@ -27,7 +32,10 @@ nlohmann::json to_json(const TrialRecord& t) {
 
 TrialRecord trial_from_json(const nlohmann::json& j) {
   TrialRecord t;
-  t.status = j.at("status").get<std::string>();
+  const std::string status = j.at("status").get<std::string>();
+  const std::optional<core::TrialStatus> parsed = core::parse_status(status);
+  if (!parsed) throw std::runtime_error("unknown trial status '" + status + "'");
+  t.status = *parsed;
   t.resources_json = j.value("resources", "");
   t.compile_seconds = j.value("compile_seconds", 0.0);
   t.error = j.value("error", "");

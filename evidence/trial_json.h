@@ -1,8 +1,9 @@
 #pragma once
-// TrialRecord <-> JSON, for the coordinator/worker protocol (one JSON object per line).
+// TrialRecord <-> JSON, for the coordinator/worker protocol (one JSON object per line). The status is
+// its name (core::status_name); trial_from_json throws std::runtime_error for a name it does not know.
 #include <nlohmann/json.hpp>
 
-#include "evidence/store.h"
+#include "core/trial.h"
 
 namespace evotune::evidence {
 

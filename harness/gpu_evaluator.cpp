@@ -36,7 +36,7 @@ evidence::TrialRecord GpuEvaluator::evaluate(const Config& config, const std::st
   const std::optional<runtime::CompileResult> cached = kernels_.load(cache_key);
   if (!cached) {
     // The prepare stage wrote it moments ago; only a cache cleared (or damaged) in between gets here.
-    t.status = "launch_error";
+    t.status = core::TrialStatus::launch_error;
     t.error = fmt::format("the prepared kernel {} is not in the cubin cache {} (cleared during the search?)",
                           cache_key, kernels_.dir().string());
     return t;
@@ -53,7 +53,7 @@ evidence::TrialRecord GpuEvaluator::evaluate(const Config& config, const std::st
     t.max_abs_error = check.max_abs_error;
     t.rel_l2_error = check.rel_l2_error;
     if (!check.passed) {
-      t.status = "wrong_result";
+      t.status = core::TrialStatus::wrong_result;
       t.error = check.reason;
       return t;
     }
@@ -64,7 +64,7 @@ evidence::TrialRecord GpuEvaluator::evaluate(const Config& config, const std::st
     phases_.timing_seconds += seconds_since(timing_start);
     ++(timing.raced ? phases_.raced : phases_.timed);
     last_batch_ = timing.raced ? 0 : timing.batch;
-    t.status = "ok";
+    t.status = core::TrialStatus::ok;
     t.median_us = timing.median_us;
     t.min_us = timing.min_us;
     t.p10_us = timing.p10_us;
@@ -74,7 +74,7 @@ evidence::TrialRecord GpuEvaluator::evaluate(const Config& config, const std::st
     if (bytes > 0) t.gbps = bytes / (timing.median_us * 1e-6) / 1e9;
     t.samples_us = timing.samples_us;
   } catch (const runtime::CudaError& e) {
-    t.status = "launch_error";
+    t.status = core::TrialStatus::launch_error;
     t.error = e.what();
     needs_restart_ = true;  // the context may be poisoned: start over in a fresh process
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "harness/rejection_status.h"
 #include "runtime/cuda_objects.h"
 #include "runtime/device_properties.h"
 
@@ -29,7 +30,7 @@ Verification verify_config(const Family& family, const Config& config, const Fam
     c.seed = seed + i;
     const runtime::Preparation prepared = family.prepare(config, problems[i], limits, target, compiler);
     if (const runtime::Rejection* r = runtime::rejected(prepared)) {
-      c.reason = fmt::format("{}: {}", r->trial_status(), r->reason);
+      c.reason = fmt::format("{}: {}", core::status_name(trial_status(*r)), r->reason);
       out.cases.push_back(c);
       break;
     }

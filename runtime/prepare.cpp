@@ -2,19 +2,6 @@
 
 namespace evotune::runtime {
 
-const char* Rejection::trial_status() const {
-  switch (kind) {
-    case Kind::compile_error:
-      return "compile_error";
-    case Kind::compile_timeout:
-      return "compile_timeout";
-    case Kind::rule:
-    case Kind::resources:
-      break;
-  }
-  return "invalid";
-}
-
 Preparation prepare_kernel(Compiler& compiler, const CompileRequest& request, const std::string& entry,
                            const ResourceRule& reject) {
   CompileResult compiled;

@@ -42,8 +42,8 @@ struct Rejection {
   // Kind::resources: what it compiled to, never to be launched (its report, for the record and for
   // `evotune compile`).
   std::optional<PreparedKernel> compiled;
-  // How a trial records it: invalid (rule, resources), compile_error, compile_timeout.
-  const char* trial_status() const;
+  // How a trial records it (invalid, compile_error, compile_timeout) is harness::trial_status
+  // (harness/rejection_status.h): the runtime knows no trials.
 };
 
 using Preparation = std::variant<PreparedKernel, Rejection>;

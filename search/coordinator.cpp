@@ -14,24 +14,24 @@ evidence::TrialRecord ReplayEvaluator::evaluate(const Config& config) {
   evidence::TrialRecord t;
   const T4Result* r = recorded_.lookup(config);
   if (r == nullptr) {
-    t.status = "invalid";
+    t.status = core::TrialStatus::invalid;
     t.error = "not in the recorded space";
   } else if (r->valid) {
-    t.status = "ok";
+    t.status = core::TrialStatus::ok;
     t.median_us = r->time * unit_to_us_;
     t.min_us = t.p10_us = t.p90_us = t.median_us;
     t.samples_us = {*t.median_us};
   } else if (r->invalidity == "compile") {
-    t.status = "compile_error";
+    t.status = core::TrialStatus::compile_error;
     t.error = "recorded: compile";
   } else if (r->invalidity == "runtime") {
-    t.status = "launch_error";
+    t.status = core::TrialStatus::launch_error;
     t.error = "recorded: runtime";
   } else if (r->invalidity == "correctness") {
-    t.status = "wrong_result";
+    t.status = core::TrialStatus::wrong_result;
     t.error = "recorded: correctness";
   } else {
-    t.status = "invalid";
+    t.status = core::TrialStatus::invalid;
     t.error = "recorded: " + r->invalidity;
   }
   return t;
@@ -47,7 +47,7 @@ SearchSummary run_search(evidence::Store& store, std::int64_t run_id, const Sear
   // The best is the fastest trial, the earliest of equals: the same whatever order the trials finished in.
   int best_seq = 0;
   auto consider = [&](const evidence::TrialRecord& t) {
-    if (t.status != "ok") return;
+    if (!core::is_valid(t.status)) return;
     ++summary.valid;
     if (!summary.best_us || *t.median_us < *summary.best_us || (*t.median_us == *summary.best_us && t.seq < best_seq)) {
       summary.best_us = t.median_us;
@@ -149,7 +149,7 @@ SearchSummary run_search(evidence::Store& store, std::int64_t run_id, const Sear
       std::vector<Observation> observations;
       for (const Config& config : observed) {
         const evidence::TrialRecord& trial = recorded.at(config.key());
-        observations.push_back({config, trial.status == "ok", trial.median_us.value_or(0.0)});
+        observations.push_back({config, core::is_valid(trial.status), trial.median_us.value_or(0.0)});
       }
       strategy.observe(observations);
       bool improved = false;

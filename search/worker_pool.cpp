@@ -8,6 +8,7 @@
 #include <csignal>
 #include <nlohmann/json.hpp>
 
+#include "harness/rejection_status.h"
 #include "runtime/interrupt.h"
 #include "search/worker_protocol.h"
 
@@ -54,7 +55,7 @@ void WorkerPool::start(Worker& w) {
   w.job.reset();
 }
 
-evidence::TrialRecord WorkerPool::failed(Worker& w, const std::string& status, const std::string& why) {
+evidence::TrialRecord WorkerPool::failed(Worker& w, core::TrialStatus status, const std::string& why) {
   evidence::TrialRecord t;
   t.status = status;
   t.error = why;
@@ -82,7 +83,7 @@ std::optional<std::string> WorkerPool::ask(std::size_t index, const std::string&
     runtime::throw_if_interrupted();
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(w.job->deadline - Clock::now());
     if (left.count() <= 0) {
-      failed(w, "timeout", "no reply");  // restarts it, with no job
+      failed(w, core::TrialStatus::timeout, "no reply");  // restarts it, with no job
       break;
     }
     pollfd fds[2] = {{w.process.stdout_fd(), POLLIN, 0}, {runtime::interrupt_fd(), POLLIN, 0}};
@@ -92,7 +93,7 @@ std::optional<std::string> WorkerPool::ask(std::size_t index, const std::string&
   queue_.clear();
   finished_.clear();
   if (!write_line(w, request_line + "\n")) {
-    failed(w, "crash", "cannot send to the worker");
+    failed(w, core::TrialStatus::crash, "cannot send to the worker");
     return std::nullopt;
   }
   const auto deadline = Clock::now() + timeout_;
@@ -100,7 +101,7 @@ std::optional<std::string> WorkerPool::ask(std::size_t index, const std::string&
     if (std::optional<std::string> reply = take_line(w.buffer)) return reply;
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
-      failed(w, "timeout", "no reply");
+      failed(w, core::TrialStatus::timeout, "no reply");
       return std::nullopt;
     }
     pollfd fds[2] = {{w.process.stdout_fd(), POLLIN, 0}, {runtime::interrupt_fd(), POLLIN, 0}};
@@ -115,7 +116,7 @@ std::optional<std::string> WorkerPool::ask(std::size_t index, const std::string&
     char chunk[65536];
     ssize_t n = read(w.process.stdout_fd(), chunk, sizeof(chunk));
     if (n <= 0) {
-      failed(w, "crash", "the worker exited");
+      failed(w, core::TrialStatus::crash, "the worker exited");
       return std::nullopt;
     }
     w.buffer.append(chunk, static_cast<std::size_t>(n));
@@ -146,7 +147,8 @@ void WorkerPool::send(Worker& w, const Config& config) {
   const auto now = Clock::now();
   if (!write_line(w, to_line(WorkerRequest{request}) + "\n")) {
     const std::string how = w.process.reap();
-    finished_[config.key()] = with_preparation(config, failed(w, "crash", "cannot send to the worker: worker " + how));
+    finished_[config.key()] = with_preparation(
+        config, failed(w, core::TrialStatus::crash, "cannot send to the worker: worker " + how));
     return;
   }
   w.job = Job{config, now, now + timeout_};
@@ -166,7 +168,7 @@ bool WorkerPool::dispatch(const std::map<std::string, bool>& wanted) {
       }
       if (const runtime::Rejection* r = runtime::rejected(*p)) {  // no worker needed: recorded as it is
         evidence::TrialRecord t;
-        t.status = r->trial_status();
+        t.status = harness::trial_status(*r);
         t.error = r->reason;
         finished_[key] = with_preparation(*it, std::move(t));
         it = queue_.erase(it);
@@ -194,7 +196,7 @@ void WorkerPool::collect(Worker& w) {
   if (n <= 0) {  // the worker is gone: collect how it ended
     const std::string how = w.process.reap();
     timeline_.in_flight += seconds_between(job.sent, Clock::now());
-    finished_[key] = with_preparation(job.config, failed(w, "crash", "worker " + how));
+    finished_[key] = with_preparation(job.config, failed(w, core::TrialStatus::crash, "worker " + how));
     return;
   }
   w.buffer.append(chunk, static_cast<std::size_t>(n));
@@ -206,8 +208,9 @@ void WorkerPool::collect(Worker& w) {
     EvaluateReply reply = parse_evaluate_reply(*line);
     timeline_.busy += reply.busy_seconds;
     const evidence::TrialRecord& t = reply.trial;
-    if (t.status == "ok" && t.median_us && (!best_us_ || *t.median_us < *best_us_)) best_us_ = t.median_us;
-    if (batch_ == 0 && t.status == "ok") batch_ = reply.batch;
+    if (core::is_valid(t.status) && t.median_us && (!best_us_ || *t.median_us < *best_us_))
+      best_us_ = t.median_us;
+    if (batch_ == 0 && core::is_valid(t.status)) batch_ = reply.batch;
     finished_[key] = with_preparation(job.config, std::move(reply.trial));
     if (reply.restart) {  // its CUDA context may be poisoned: replace it now
       w.process.stop(false);
@@ -215,7 +218,9 @@ void WorkerPool::collect(Worker& w) {
       ++restarts_;
     }
   } catch (const std::exception& e) {
-    finished_[key] = with_preparation(job.config, failed(w, "crash", std::string("unreadable reply from the worker: ") + e.what()));
+    finished_[key] = with_preparation(
+        job.config,
+        failed(w, core::TrialStatus::crash, std::string("unreadable reply from the worker: ") + e.what()));
   }
 }
 
@@ -281,7 +286,8 @@ std::vector<evidence::TrialRecord> WorkerPool::evaluate_batch(const std::vector<
         const Job job = *w.job;
         timeline_.in_flight += seconds_between(job.sent, now);
         finished_[job.config.key()] = with_preparation(
-            job.config, failed(w, "timeout", fmt::format("no result within {} ms; worker killed", timeout_.count())));
+            job.config, failed(w, core::TrialStatus::timeout,
+                               fmt::format("no result within {} ms; worker killed", timeout_.count())));
         replaced = true;
         continue;
       }

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "core/trial_status.h"
 #include "runtime/child_process.h"
 #include "search/coordinator.h"
 #include "search/prepare_ahead.h"
@@ -87,7 +88,7 @@ class WorkerPool : public Evaluator {
   void start(Worker& w);
   bool write_line(Worker& w, const std::string& line);
   // Replaces a failed worker; the trial of its job (if any) gets `status` and `why`.
-  evidence::TrialRecord failed(Worker& w, const std::string& status, const std::string& why);
+  evidence::TrialRecord failed(Worker& w, core::TrialStatus status, const std::string& why);
   // The trial as recorded: the worker's measurements plus the prepare stage's resources and compile time.
   evidence::TrialRecord with_preparation(const Config& config, evidence::TrialRecord trial) const;
   // Moves ready configs from the queue: rejections straight to finished_, one prepared config per idle

@@ -20,7 +20,7 @@
 #include <variant>
 #include <vector>
 
-#include "evidence/store.h"
+#include "core/trial.h"
 
 namespace evotune::search {
 

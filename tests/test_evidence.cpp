@@ -31,7 +31,8 @@ namespace {
 
 using evotune::testing::file_bytes;
 
-TrialRecord trial(int seq, int generation, const std::string& key, const char* status, std::optional<double> us) {
+TrialRecord trial(int seq, int generation, const std::string& key, TrialStatus status,
+                  std::optional<double> us) {
   TrialRecord t;
   t.seq = seq;
   t.generation = generation;
@@ -103,9 +104,9 @@ TEST(Store, MigratesAVersionOneDatabaseWithoutLosingAnything) {
   EXPECT_FALSE(stored[0].gbps.has_value());
   EXPECT_EQ(stored[0].detail_json, R"({"check":"pass"})");
   // Schema 3: the rebuilt trials table takes the new status, and the evo_log view is back.
-  TrialRecord timed_out = trial(300, 25, "timed_out_key", "compile_timeout", std::nullopt);
+  TrialRecord timed_out = trial(300, 25, "timed_out_key", TrialStatus::compile_timeout, std::nullopt);
   store.record_trial(1, timed_out);
-  EXPECT_EQ(store.trials(1).back().status, "compile_timeout");
+  EXPECT_EQ(store.trials(1).back().status, TrialStatus::compile_timeout);
   EXPECT_FALSE(store.evo_log(1).empty());
 }
 
@@ -141,8 +142,8 @@ TEST(Store, MigratesAVersionTwoDatabaseWithoutLosingAnything) {
   const std::vector<EvoLogRow> log_after = store.evo_log(std::nullopt);
   ASSERT_EQ(log_after.size(), log_before.size());
   for (std::size_t i = 0; i < log_after.size(); ++i) EXPECT_EQ(log_after[i].best_so_far_us, log_before[i].best_so_far_us);
-  store.record_trial(2, trial(256, 30, "new_key", "compile_timeout", std::nullopt));
-  EXPECT_EQ(store.trials(2).back().status, "compile_timeout");
+  store.record_trial(2, trial(256, 30, "new_key", TrialStatus::compile_timeout, std::nullopt));
+  EXPECT_EQ(store.trials(2).back().status, TrialStatus::compile_timeout);
 }
 
 // The search's top configs re-timed interleaved (table retimes): the run's winner for export and for
@@ -152,9 +153,9 @@ TEST(Store, TheConfirmedWinnerReplacesTheFastestTrial) {
   evotune::testing::TempDir dir;
   Store store((dir.path() / "r.db").string(), Store::Mode::read_write);
   const std::int64_t run = store.create_run(run_info());
-  store.record_trial(run, trial(0, 0, "fast_in_search", "ok", 100.0));
-  store.record_trial(run, trial(1, 0, "close_second", "ok", 100.5));
-  store.record_trial(run, trial(2, 0, "slow", "ok", 140.0));
+  store.record_trial(run, trial(0, 0, "fast_in_search", TrialStatus::ok, 100.0));
+  store.record_trial(run, trial(1, 0, "close_second", TrialStatus::ok, 100.5));
+  store.record_trial(run, trial(2, 0, "slow", TrialStatus::ok, 140.0));
   ASSERT_EQ(store.best_of_each_run("attention").at(0).best.config_key, "fast_in_search");
   std::vector<RetimeRecord> rounds;
   for (int r = 0; r < 5; ++r) {
@@ -176,18 +177,19 @@ TEST(Store, CreatesTheSchemaInWalModeAndRoundTripsTrials) {
   Store store(path, Store::Mode::read_write);
   std::int64_t run = store.create_run(run_info());  // (the file is created by the first record)
   EXPECT_EQ(store.schema_version(), kSchemaVersion);
-  store.record_trial(run, trial(0, 0, "a=1", "ok", 10.0));
-  store.record_trial(run, trial(1, 0, "a=2", "compile_error", std::nullopt));
+  store.record_trial(run, trial(0, 0, "a=1", TrialStatus::ok, 10.0));
+  store.record_trial(run, trial(1, 0, "a=2", TrialStatus::compile_error, std::nullopt));
   auto trials = store.trials(run);
   ASSERT_EQ(trials.size(), 2u);
   EXPECT_EQ(trials[0].config_key, "a=1");
   EXPECT_EQ(trials[0].samples_us, (std::vector<double>{10.0, 11.0, 9.5}));
-  EXPECT_EQ(trials[1].status, "compile_error");
+  EXPECT_EQ(trials[1].status, TrialStatus::compile_error);
   EXPECT_FALSE(trials[1].median_us.has_value());
   // One config per run, once: a duplicate is refused, nothing half-written.
-  EXPECT_THROW(store.record_trial(run, trial(2, 0, "a=1", "ok", 5.0)), StoreError);
+  EXPECT_THROW(store.record_trial(run, trial(2, 0, "a=1", TrialStatus::ok, 5.0)), StoreError);
   EXPECT_EQ(store.trials(run).size(), 2u);
-  EXPECT_THROW(store.record_trial(run, trial(3, 0, "a=3", "fast", 5.0)), StoreError);  // unknown status
+  EXPECT_THROW(store.record_trial(run, trial(3, 0, "a=3", static_cast<TrialStatus>(99), 5.0)),
+               StoreError);  // no status: the table's CHECK refuses it
   auto info = store.run_info(run);
   ASSERT_TRUE(info);
   EXPECT_EQ(info->device, "test device");
@@ -198,12 +200,12 @@ TEST(Store, EvoLogSummarizesGenerations) {
   evotune::testing::TempDir dir;
   Store store((dir.path() / "e.db").string(), Store::Mode::read_write);
   std::int64_t run = store.create_run(run_info());
-  store.record_trial(run, trial(0, 0, "a", "ok", 30.0));
-  store.record_trial(run, trial(1, 0, "b", "ok", 10.0));
-  store.record_trial(run, trial(2, 0, "c", "ok", 20.0));
-  store.record_trial(run, trial(3, 1, "d", "ok", 15.0));
-  store.record_trial(run, trial(4, 1, "e", "timeout", std::nullopt));
-  store.record_trial(run, trial(5, 2, "f", "crash", std::nullopt));
+  store.record_trial(run, trial(0, 0, "a", TrialStatus::ok, 30.0));
+  store.record_trial(run, trial(1, 0, "b", TrialStatus::ok, 10.0));
+  store.record_trial(run, trial(2, 0, "c", TrialStatus::ok, 20.0));
+  store.record_trial(run, trial(3, 1, "d", TrialStatus::ok, 15.0));
+  store.record_trial(run, trial(4, 1, "e", TrialStatus::timeout, std::nullopt));
+  store.record_trial(run, trial(5, 2, "f", TrialStatus::crash, std::nullopt));
   auto log = store.evo_log(run);
   ASSERT_EQ(log.size(), 3u);
   EXPECT_EQ(log[0].evaluated, 3);
@@ -268,19 +270,19 @@ TEST(Store, ALockedDatabaseIsAClearErrorAndLosesNothing) {
   auto path = (dir.path() / "e.db").string();
   Store store(path, Store::Mode::read_write);
   std::int64_t run = store.create_run(run_info());
-  store.record_trial(run, trial(0, 0, "a", "ok", 1.0));
+  store.record_trial(run, trial(0, 0, "a", TrialStatus::ok, 1.0));
   sqlite3* other = nullptr;
   sqlite3_open(path.c_str(), &other);
   ASSERT_EQ(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
   try {
-    store.record_trial(run, trial(1, 0, "b", "ok", 2.0));
+    store.record_trial(run, trial(1, 0, "b", TrialStatus::ok, 2.0));
     FAIL() << "writing to a locked database must fail";
   } catch (const StoreError& e) {
     EXPECT_NE(std::string(e.what()).find("locked"), std::string::npos) << e.what();
   }
   sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(other);
-  store.record_trial(run, trial(1, 0, "b", "ok", 2.0));  // works again once the lock is gone
+  store.record_trial(run, trial(1, 0, "b", TrialStatus::ok, 2.0));  // works again once the lock is gone
   EXPECT_EQ(store.trials(run).size(), 2u);
 }
 
@@ -429,7 +431,7 @@ TEST(Workers, CrashesAndHangsAreRecordedAndTheRunFinishes) {
   ASSERT_EQ(aborting.size(), 30u);
   int crashes = 0;
   for (const auto& t : aborting) {
-    if (t.status == "crash") {
+    if (t.status == TrialStatus::crash) {
       ++crashes;
       EXPECT_NE(t.error.find("signal 6"), std::string::npos) << t.error;
     }
@@ -440,7 +442,7 @@ TEST(Workers, CrashesAndHangsAreRecordedAndTheRunFinishes) {
   // trial reaches the limit.
   int timeouts = 0;
   for (const auto& t : hanging) {
-    if (t.status != "timeout") continue;
+    if (t.status != TrialStatus::timeout) continue;
     ++timeouts;
     EXPECT_NE(t.error.find(fmt::format("no result within {} ms", std::lround(trial_timeout * 1000))), std::string::npos)
         << t.error;
@@ -463,8 +465,10 @@ TEST(CompileOnly, RecordsEveryConfigWithItsResources) {
   auto trials = store.trials(1);
   ASSERT_EQ(trials.size(), 4u);
   for (const auto& t : trials) {
-    EXPECT_TRUE(t.status == "compiled" || t.status == "invalid" || t.status == "compile_error") << t.status;
-    if (t.status != "compile_error") {
+    EXPECT_TRUE(t.status == TrialStatus::compiled || t.status == TrialStatus::invalid ||
+                t.status == TrialStatus::compile_error)
+        << t.status;
+    if (t.status != TrialStatus::compile_error) {
       EXPECT_NE(t.resources_json.find("\"registers\""), std::string::npos);
     }
   }
@@ -511,19 +515,20 @@ TEST(CompileOnly, CrashingAndHangingCompileProcessesAreRecordedAndReplaced) {
     const auto& t = first[i];
     if (t.config.find("block_n=16") != std::string::npos) {
       ++crashed;
-      EXPECT_EQ(t.status, "compile_error") << t.config;
+      EXPECT_EQ(t.status, TrialStatus::compile_error) << t.config;
       EXPECT_NE(t.error.find("signal 6"), std::string::npos) << t.error;
     } else if (t.config.find(hang_on) != std::string::npos) {
       ++hung;
-      EXPECT_EQ(t.status, "compile_timeout") << t.config;
+      EXPECT_EQ(t.status, TrialStatus::compile_timeout) << t.config;
       EXPECT_NE(t.error.find(fmt::format("longer than {:g} s", limit)), std::string::npos) << t.error;
     } else {
-      EXPECT_TRUE(t.status == "compiled" || t.status == "invalid") << t.status << ": " << t.error;
+      EXPECT_TRUE(t.status == TrialStatus::compiled || t.status == TrialStatus::invalid)
+          << t.status << ": " << t.error;
       EXPECT_GT(t.compile_seconds, 0.0);
     }
     // The same verdicts again; a crash is not a verdict on the config (not cached), so it compiles now.
     EXPECT_EQ(second[i].config_key, t.config_key);
-    if (t.status != "compile_error") {
+    if (t.status != TrialStatus::compile_error) {
       EXPECT_EQ(second[i].status, t.status) << t.config;
     }
   }
@@ -563,7 +568,7 @@ TEST(GpuSearch, SmallAttentionSearchRecordsCheckedTimedTrials) {
   ASSERT_EQ(trials.size(), 8u);
   int ok = 0;
   for (const auto& t : trials) {
-    if (t.status != "ok") continue;
+    if (t.status != TrialStatus::ok) continue;
     ++ok;
     EXPECT_GT(*t.median_us, 0.0);
     EXPECT_GT(*t.tflops, 0.0);
@@ -626,8 +631,9 @@ TEST(History, AttentionSeedsComeFromTheNearestProblemsFirst) {
     info.problem = attention::Problem::parse(problem).to_string();
     info.device = device;
     const std::int64_t id = store.create_run(info);
-    store.record_trial(id, trial(0, 0, best.key(), "ok", us));
-    store.record_trial(id, trial(1, 0, configs[4].key(), "ok", us * 3));  // slower: never the run's best
+    store.record_trial(id, trial(0, 0, best.key(), TrialStatus::ok, us));
+    store.record_trial(
+        id, trial(1, 0, configs[4].key(), TrialStatus::ok, us * 3));  // slower: never the run's best
     return id;
   };
   const std::int64_t far = add_run("b=4,hq=16,sq=4096,d=64,causal=1,dtype=fp16", "H100", configs[2], 50);

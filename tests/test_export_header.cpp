@@ -315,7 +315,7 @@ TEST(GpuExport, AConfigThatFailsReverificationRefusesTheExport) {
     evotune::evidence::TrialRecord t;
     t.config_key = "mma=0,q_frags=1";
     t.config = "mma=scalar,q_frags=regs";  // scalar reads Q from shared memory: invalid everywhere
-    t.status = "ok";
+    t.status = evotune::core::TrialStatus::ok;
     t.median_us = 10.0;
     t.tflops = 1.0;
     store.record_trial(run, t);
@@ -413,7 +413,7 @@ TEST(ExportHeader, AHeaderExportedFromAHostileDatabaseCompiles) {
     evotune::evidence::TrialRecord t;
     t.config_key = "block_m=0";
     t.config = "mma=mma_sync";
-    t.status = "ok";
+    t.status = evotune::core::TrialStatus::ok;
     t.median_us = 10.0;
     t.tflops = 1.0;
     store.record_trial(run, t);
@@ -468,7 +468,7 @@ TEST(ExportHeader, ARunWithoutADeviceArchitectureExportsWithoutACubin) {
     evotune::evidence::TrialRecord t;
     t.config_key = "block_m=0";
     t.config = "mma=mma_sync";
-    t.status = "ok";
+    t.status = evotune::core::TrialStatus::ok;
     t.median_us = 10.0;
     t.tflops = 1.0;
     store.record_trial(run, t);

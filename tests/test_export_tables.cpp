@@ -82,7 +82,8 @@ RunInfo run_info(const std::string& family, const std::string& device) {
   return i;
 }
 
-TrialRecord trial(int seq, int generation, const std::string& key, const std::string& config, const std::string& status) {
+TrialRecord trial(int seq, int generation, const std::string& key, const std::string& config,
+                  TrialStatus status) {
   TrialRecord t;
   t.seq = seq;
   t.generation = generation;
@@ -102,7 +103,8 @@ struct Fixture {
   Fixture() {
     Store store(path, Store::Mode::read_write);
     search = store.create_run(run_info("attention", "Test GPU"));
-    TrialRecord fast = trial(4, 1, "mma=1,block_m=64,warps=8", "mma=mma_sync,block_m=64,warps=8", "ok");
+    TrialRecord fast =
+        trial(4, 1, "mma=1,block_m=64,warps=8", "mma=mma_sync,block_m=64,warps=8", TrialStatus::ok);
     fast.median_us = fast.min_us = fast.p10_us = 700.25;
     fast.p90_us = 701;
     fast.samples_us = {700.25, 701, 700.25};
@@ -110,7 +112,8 @@ struct Fixture {
     fast.compile_seconds = 2;
     store.record_trial(search, fast);
 
-    TrialRecord first = trial(0, 0, "mma=1,block_m=128,warps=8", "mma=mma_sync,block_m=128,warps=8", "ok");
+    TrialRecord first =
+        trial(0, 0, "mma=1,block_m=128,warps=8", "mma=mma_sync,block_m=128,warps=8", TrialStatus::ok);
     first.median_us = 1033.5;
     first.min_us = 1030.25;
     first.p10_us = 1031;
@@ -124,53 +127,61 @@ struct Fixture {
     first.resources_json = R"({"registers":128})";
     store.record_trial(search, first);
 
-    TrialRecord no_compile = trial(1, 0, "mma=0,block_m=64,warps=4", "mma=scalar,block_m=64,warps=4", "compile_error");
+    TrialRecord no_compile =
+        trial(1, 0, "mma=0,block_m=64,warps=4", "mma=scalar,block_m=64,warps=4", TrialStatus::compile_error);
     no_compile.compile_seconds = 0.5;
     no_compile.error = "attention.cuh(12): error: expected a \";\"";
     store.record_trial(search, no_compile);
 
-    TrialRecord wrong = trial(2, 0, "mma=1,block_m=64,warps=4", "mma=mma_sync,block_m=64,warps=4", "wrong_result");
+    TrialRecord wrong =
+        trial(2, 0, "mma=1,block_m=64,warps=4", "mma=mma_sync,block_m=64,warps=4", TrialStatus::wrong_result);
     wrong.max_abs_error = 0.5;
     wrong.rel_l2_error = 0.25;
     wrong.compile_seconds = 1.25;
     wrong.error = "max abs error 0.5, limit \"0.001\"\nfirst bad row 3";
     store.record_trial(search, wrong);
 
-    TrialRecord spills = trial(3, 0, "mma=1,block_m=256,warps=1", "mma=mma_sync,block_m=256,warps=1", "invalid");
+    TrialRecord spills =
+        trial(3, 0, "mma=1,block_m=256,warps=1", "mma=mma_sync,block_m=256,warps=1", TrialStatus::invalid);
     spills.error = "register spills (20 bytes stored, 20 loaded; 255 registers)";
     store.record_trial(search, spills);
 
-    TrialRecord hung = trial(5, 1, "mma=0,block_m=128,warps=8", "mma=scalar,block_m=128,warps=8", "timeout");
+    TrialRecord hung =
+        trial(5, 1, "mma=0,block_m=128,warps=8", "mma=scalar,block_m=128,warps=8", TrialStatus::timeout);
     hung.error = "timeout after 60 s";
     store.record_trial(search, hung);
-    TrialRecord crashed = trial(6, 1, "mma=0,block_m=32,warps=2", "mma=scalar,block_m=32,warps=2", "crash");
+    TrialRecord crashed =
+        trial(6, 1, "mma=0,block_m=32,warps=2", "mma=scalar,block_m=32,warps=2", TrialStatus::crash);
     crashed.error = "crash: worker killed by signal 6 (Aborted)";
     store.record_trial(search, crashed);
-    TrialRecord launch = trial(7, 2, "mma=0,block_m=16,warps=1", "mma=scalar,block_m=16,warps=1", "launch_error");
+    TrialRecord launch =
+        trial(7, 2, "mma=0,block_m=16,warps=1", "mma=scalar,block_m=16,warps=1", TrialStatus::launch_error);
     launch.error = "cuLaunchKernel(...) failed:\nCUDA_ERROR_INVALID_VALUE";  // a line break alone is quoted too
     store.record_trial(search, launch);
-    TrialRecord slow = trial(8, 2, "mma=0,block_m=256,warps=8", "mma=scalar,block_m=256,warps=8", "ok");
+    TrialRecord slow =
+        trial(8, 2, "mma=0,block_m=256,warps=8", "mma=scalar,block_m=256,warps=8", TrialStatus::ok);
     slow.median_us = slow.min_us = slow.p10_us = slow.p90_us = 900;
     slow.samples_us = {900};
     store.record_trial(search, slow);
     store.finish_run(search, "finished");
 
     sweep = store.create_run(run_info("attention", ""));
-    TrialRecord built = trial(0, 0, "block_m=64,stages=2", "block_m=64,stages=2", "compiled");
+    TrialRecord built = trial(0, 0, "block_m=64,stages=2", "block_m=64,stages=2", TrialStatus::compiled);
     built.compile_seconds = 1.5;
     store.record_trial(sweep, built);
-    TrialRecord spilled = trial(1, 0, "block_m=256,stages=3", "block_m=256,stages=3", "invalid");
+    TrialRecord spilled = trial(1, 0, "block_m=256,stages=3", "block_m=256,stages=3", TrialStatus::invalid);
     store.record_trial(sweep, spilled);
-    TrialRecord built2 = trial(2, 0, "block_m=128,stages=2", "block_m=128,stages=2", "compiled");
+    TrialRecord built2 = trial(2, 0, "block_m=128,stages=2", "block_m=128,stages=2", TrialStatus::compiled);
     store.record_trial(sweep, built2);
-    TrialRecord broken = trial(3, 0, "block_m=16,stages=1", "block_m=16,stages=1", "compile_error");
+    TrialRecord broken =
+        trial(3, 0, "block_m=16,stages=1", "block_m=16,stages=1", TrialStatus::compile_error);
     store.record_trial(sweep, broken);
 
     replay = store.create_run(run_info("replay", "replay"));
     const char* replayed[][2] = {{"block_size_x=32,precision=0,ratio=0", R"(block_size_x=32,precision="float",ratio=0.5)"},
                                  {"block_size_x=64,precision=1,ratio=1", R"(block_size_x=64,precision="half",ratio=0.25)"}};
     for (int i = 0; i < 2; ++i) {
-      TrialRecord t = trial(i, 0, replayed[i][0], replayed[i][1], "ok");
+      TrialRecord t = trial(i, 0, replayed[i][0], replayed[i][1], TrialStatus::ok);
       t.median_us = 2000.0 + 1000 * i;  // 2 ms and 3 ms, as a replay stores the file's milliseconds
       t.samples_us = {*t.median_us};
       store.record_trial(replay, t);
@@ -361,15 +372,19 @@ TEST(ExportTables, T4RoundTripsThroughTheReader) {
   EXPECT_FALSE(params["block_m"].categorical());
   EXPECT_EQ(params["warps"].values, (std::vector<int>{1, 2, 4, 8}));
 
-  const std::map<std::string, std::string> invalidity = {
-      {"ok", "correct"},        {"compile_error", "compile"}, {"wrong_result", "correctness"}, {"invalid", "constraints"},
-      {"timeout", "timeout"},   {"crash", "runtime"},         {"launch_error", "runtime"}};
+  const std::map<TrialStatus, std::string> invalidity = {{TrialStatus::ok, "correct"},
+                                                         {TrialStatus::compile_error, "compile"},
+                                                         {TrialStatus::wrong_result, "correctness"},
+                                                         {TrialStatus::invalid, "constraints"},
+                                                         {TrialStatus::timeout, "timeout"},
+                                                         {TrialStatus::crash, "runtime"},
+                                                         {TrialStatus::launch_error, "runtime"}};
   for (const TrialRecord& trial : trials) {
     const evotune::search::T4Result* r = t4.lookup(reader_config(t4, trial.config));
     ASSERT_NE(r, nullptr) << trial.config;
-    EXPECT_EQ(r->valid, trial.status == "ok") << trial.config;
+    EXPECT_EQ(r->valid, trial.status == TrialStatus::ok) << trial.config;
     EXPECT_EQ(r->invalidity, invalidity.at(trial.status)) << trial.config;
-    if (trial.status == "ok") {
+    if (trial.status == TrialStatus::ok) {
       EXPECT_EQ(r->time, *trial.median_us / 1000) << trial.config;
     }
   }
@@ -446,8 +461,8 @@ TEST(ExportTables, RealH100SearchExportsAndReadsBack) {
   for (const TrialRecord& trial : store.trials(1)) {
     const evotune::search::T4Result* r = t4.lookup(reader_config(t4, trial.config));
     ASSERT_NE(r, nullptr) << trial.config;
-    EXPECT_EQ(r->invalidity, trial.status == "ok" ? "correct" : "constraints") << trial.config;
-    if (trial.status == "ok") {
+    EXPECT_EQ(r->invalidity, trial.status == TrialStatus::ok ? "correct" : "constraints") << trial.config;
+    if (trial.status == TrialStatus::ok) {
       EXPECT_EQ(r->time, *trial.median_us / 1000) << trial.config;
     }
   }
@@ -462,11 +477,11 @@ TEST(ExportTables, CsvCellsThatAreFormulasAreNeutralised) {
   {
     Store store(path, Store::Mode::read_write);
     run = store.create_run(run_info("replay", "replay"));
-    TrialRecord a = trial(0, 0, "=1+1", "x=-1,y=@SUM(A1:A9),z=+cmd|' /C calc'!A0", "ok");
+    TrialRecord a = trial(0, 0, "=1+1", "x=-1,y=@SUM(A1:A9),z=+cmd|' /C calc'!A0", TrialStatus::ok);
     a.median_us = -2.5;  // a negative number is a number
     a.error = "=HYPERLINK(\"http://evil\",\"click\")";
     store.record_trial(run, a);
-    TrialRecord b = trial(1, 0, "-2+3", "x=-1e-3,y=\tTAB,z=\rCR,w=+5", "invalid");
+    TrialRecord b = trial(1, 0, "-2+3", "x=-1e-3,y=\tTAB,z=\rCR,w=+5", TrialStatus::invalid);
     b.error = "@evil";
     store.record_trial(run, b);
   }

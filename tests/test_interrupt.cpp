@@ -203,7 +203,7 @@ class WatchingEvaluator : public search::Evaluator {
   evidence::TrialRecord evaluate(const Config& config) override {
     recorded_before.push_back(static_cast<int>(store_.trials(run_).size()));
     evidence::TrialRecord t;
-    t.status = "ok";
+    t.status = evotune::core::TrialStatus::ok;
     t.median_us = 1.0 + config.at("x") + config.at("y");
     return t;
   }

@@ -137,7 +137,7 @@ TEST(LibraryBaseline, TheReportsHeadlineIsAgainstTheStrongestLibraryKernel) {
     t.seq = 0;
     t.config_key = "mma=wgmma";
     t.config = "mma=wgmma";
-    t.status = "ok";
+    t.status = evotune::core::TrialStatus::ok;
     t.median_us = 50;
     store.record_trial(run, t);
     for (const auto& [name, us] : std::vector<std::pair<std::string, double>>{

@@ -8,6 +8,7 @@
 #include <future>
 #include <thread>
 
+#include "harness/rejection_status.h"
 #include "runtime/cubin_cache.h"
 #include "runtime/prepare.h"
 #include "search/prepare_ahead.h"
@@ -42,7 +43,7 @@ TEST(Prepare, RuleRejectionsNeverCompile) {
   const Rejection* r = runtime::rejected(p);
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->kind, Rejection::Kind::rule);
-  EXPECT_STREQ(r->trial_status(), "invalid");
+  EXPECT_EQ(harness::trial_status(*r), core::TrialStatus::invalid);
   EXPECT_NE(r->reason.find("rows per row group of warps"), std::string::npos) << r->reason;
   EXPECT_FALSE(r->compiled_now);
   EXPECT_EQ(f.nvrtc.invocations(), 0);
@@ -85,7 +86,7 @@ TEST(Prepare, SpillsAreRejectedWithTheirResourceReport) {
   const Rejection* r = runtime::rejected(p);
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->kind, Rejection::Kind::resources);
-  EXPECT_STREQ(r->trial_status(), "invalid");
+  EXPECT_EQ(harness::trial_status(*r), core::TrialStatus::invalid);
   EXPECT_NE(r->reason.find("register spills"), std::string::npos) << r->reason;
   ASSERT_TRUE(r->compiled.has_value());
   EXPECT_GT(r->compiled->resources.spill_store_bytes, 0);
@@ -108,7 +109,7 @@ TEST(Prepare, ACompileErrorIsCachedWithItsLogAndNeverCompiledAgain) {
   const Rejection* r = runtime::rejected(first);
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->kind, Rejection::Kind::compile_error);
-  EXPECT_STREQ(r->trial_status(), "compile_error");
+  EXPECT_EQ(harness::trial_status(*r), core::TrialStatus::compile_error);
   EXPECT_NE(r->reason.find("not_a_declaration"), std::string::npos) << "the log is in the reason";
   EXPECT_TRUE(r->compiled_now);
   runtime::CachingCompiler later(f.nvrtc, f.cache);  // another process, say

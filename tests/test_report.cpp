@@ -61,7 +61,7 @@ RunInfo run_info(const std::string& strategy, const std::string& problem, const 
   return info;
 }
 
-TrialRecord trial(int seq, int generation, int tile, int warps, const std::string& layout, const char* status,
+TrialRecord trial(int seq, int generation, int tile, int warps, const std::string& layout, TrialStatus status,
                   std::optional<double> median_us, const std::string& error = {}) {
   TrialRecord t;
   t.seq = seq;
@@ -88,18 +88,18 @@ void build_two_searches(const std::string& path) {
   Store store(path, Store::Mode::read_write);
   const std::int64_t evo = store.create_run(run_info("evo", "b=1,hq=8,sq=512", "Test GPU"));
   const std::vector<TrialRecord> trials = {
-      trial(0, 0, 16, 2, "row", "ok", 100),
-      trial(1, 0, 16, 4, "col", "ok", 80),
-      trial(2, 0, 32, 2, "row", "ok", 90),
-      trial(3, 0, 32, 4, "row", "ok", 50),
-      trial(4, 1, 64, 8, "col", "invalid", std::nullopt, R"(spill <&"boom">)"),
-      trial(5, 1, 64, 2, "row", "ok", 60),
-      trial(6, 1, 32, 8, kSpecialLayout, "ok", 40),
-      trial(7, 1, 16, 8, "row", "compile_error", std::nullopt, "nvrtc: error"),
-      trial(8, 2, 32, 4, "col", "ok", 45),
-      trial(9, 2, 64, 4, "row", "ok", 55),
-      trial(10, 2, 16, 8, "col", "ok", 65),
-      trial(11, 2, 64, 8, "row", "ok", 70),
+      trial(0, 0, 16, 2, "row", TrialStatus::ok, 100),
+      trial(1, 0, 16, 4, "col", TrialStatus::ok, 80),
+      trial(2, 0, 32, 2, "row", TrialStatus::ok, 90),
+      trial(3, 0, 32, 4, "row", TrialStatus::ok, 50),
+      trial(4, 1, 64, 8, "col", TrialStatus::invalid, std::nullopt, R"(spill <&"boom">)"),
+      trial(5, 1, 64, 2, "row", TrialStatus::ok, 60),
+      trial(6, 1, 32, 8, kSpecialLayout, TrialStatus::ok, 40),
+      trial(7, 1, 16, 8, "row", TrialStatus::compile_error, std::nullopt, "nvrtc: error"),
+      trial(8, 2, 32, 4, "col", TrialStatus::ok, 45),
+      trial(9, 2, 64, 4, "row", TrialStatus::ok, 55),
+      trial(10, 2, 16, 8, "col", TrialStatus::ok, 65),
+      trial(11, 2, 64, 8, "row", TrialStatus::ok, 70),
   };
   for (const TrialRecord& t : trials) store.record_trial(evo, t);
   BaselineRecord cublas;
@@ -126,16 +126,16 @@ void build_two_searches(const std::string& path) {
   const std::int64_t random = store.create_run(run_info("random", "b=1,hq=8,sq=512", "Test GPU"));
   const double random_times[] = {120, 95, 110, 70, 85, 66, 90, 75};
   for (int seq = 0; seq < 8; ++seq) {
-    store.record_trial(random, trial(seq, 0, 16 << (seq % 3), 2 << (seq % 2), fmt::format("row{}", seq), "ok",
-                                     random_times[seq]));
+    store.record_trial(random, trial(seq, 0, 16 << (seq % 3), 2 << (seq % 2), fmt::format("row{}", seq),
+                                     TrialStatus::ok, random_times[seq]));
   }
-  store.record_trial(random, trial(8, 0, 64, 8, "col", "invalid", std::nullopt, "spill"));
+  store.record_trial(random, trial(8, 0, 64, 8, "col", TrialStatus::invalid, std::nullopt, "spill"));
   store.finish_run(random, "finished");
 
   const std::int64_t other_problem = store.create_run(run_info("evo", "b=2,hq=8,sq=512", "Test GPU"));
-  store.record_trial(other_problem, trial(0, 0, 16, 2, "row", "ok", 30));
+  store.record_trial(other_problem, trial(0, 0, 16, 2, "row", TrialStatus::ok, 30));
   const std::int64_t other_device = store.create_run(run_info("evo", "b=1,hq=8,sq=512", "Other GPU"));
-  store.record_trial(other_device, trial(0, 0, 16, 2, "row", "ok", 20));
+  store.record_trial(other_device, trial(0, 0, 16, 2, "row", TrialStatus::ok, 20));
 }
 
 std::string render(const std::string& path, std::int64_t run, int top_k) {
@@ -317,7 +317,7 @@ TEST(Report, AReplayRunHasNoRooflineAndSaysWhy) {
       t.seq = seq;
       t.config = fmt::format("block_size_x={},block_size_y={}", 16 << seq, 4 >> (seq % 2));
       t.config_key = t.config;
-      t.status = "ok";
+      t.status = TrialStatus::ok;
       t.median_us = 1000.0 - seq * 100;  // replay stores only a time
       store.record_trial(run, t);
     }
@@ -449,7 +449,7 @@ TEST(Report, RendersSyntheticInputsWithoutAStore) {
   input.finished_at = "2026-11-21T18:12:23Z";
   input.schema_version = 2;
   TrialRecord failed;
-  failed.status = "crash";
+  failed.status = TrialStatus::crash;
   failed.config = "a=1";
   failed.error = "worker killed by signal 6 (Aborted)";
   input.trials = {failed};

@@ -92,12 +92,12 @@ TEST(WorkerPool, DispatchesAsPreparationsFinishAndKeepsProposalOrder) {
       const Config& c = batches[b][i];
       const evidence::TrialRecord& t = results[b][i];
       if (i % 4 == 3) {
-        EXPECT_EQ(t.status, "compile_error");
+        EXPECT_EQ(t.status, core::TrialStatus::compile_error);
         EXPECT_EQ(t.error, "error: " + c.key()) << "the rejection's reason, not a worker's answer";
         EXPECT_DOUBLE_EQ(t.compile_seconds, 0.75);
         EXPECT_TRUE(t.resources_json.empty());
       } else if (i % 5 == 4) {
-        EXPECT_EQ(t.status, "invalid");
+        EXPECT_EQ(t.status, core::TrialStatus::invalid);
         EXPECT_NE(t.resources_json.find("\"spill_store_bytes\":64"), std::string::npos) << t.resources_json;
       } else {
         const evidence::TrialRecord expected = direct.evaluate(c);
@@ -142,7 +142,7 @@ TEST(WorkerProtocol, CarriesTheComparisonsBatch) {
   retime.batch = 5;
   EXPECT_EQ(std::get<RetimeRequest>(parse_worker_request(to_line(WorkerRequest{retime}))).batch, 5);
   EvaluateReply trial;
-  trial.trial.status = "ok";
+  trial.trial.status = core::TrialStatus::ok;
   trial.batch = 9;
   EXPECT_EQ(parse_evaluate_reply(to_line(trial)).batch, 9);
 }

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "evidence/store.h"
+#include "core/trial.h"
 #include "families/attention/host/problem.h"
 
 namespace evotune::harness {
