@@ -31,11 +31,15 @@ void add_evidence_commands(CLI::App& app, const GlobalOptions&) {
   runs->callback([runs_opt] {
     require_database(runs_opt->db);
     evidence::Store store(runs_opt->db, evidence::Store::Mode::read_only);
-    fmt::print("{:>4}  {:<20}  {:<8}  {:<6}  {:<10}  {:>6}  {:>6}  {:>12}  {}\n", "run", "created", "status", "family",
-               "strategy", "trials", "valid", "best us", "problem");
-    for (const evidence::RunRow& r : store.runs()) {
-      fmt::print("{:>4}  {:<20}  {:<8}  {:<6}  {:<10}  {:>6}  {:>6}  {:>12}  {}\n", r.id, r.created_at, r.status,
-                 r.family, r.strategy, fmt::format("{}/{}", r.trials, r.budget), r.valid, number(r.best_us), r.problem);
+    const std::vector<evidence::RunRow> rows = store.runs();
+    std::size_t family_width = 6;  // the column fits the longest family (user_kernel:<name>)
+    for (const evidence::RunRow& r : rows) family_width = std::max(family_width, r.family.size());
+    fmt::print("{:>4}  {:<20}  {:<8}  {:<{}}  {:<12}  {:>9}  {:>6}  {:>12}  {}\n", "run", "created", "status", "family",
+               family_width, "strategy", "trials", "valid", "best us", "problem");
+    for (const evidence::RunRow& r : rows) {
+      fmt::print("{:>4}  {:<20}  {:<8}  {:<{}}  {:<12}  {:>9}  {:>6}  {:>12}  {}\n", r.id, r.created_at, r.status,
+                 r.family, family_width, r.strategy, fmt::format("{}/{}", r.trials, r.budget), r.valid,
+                 number(r.best_us), r.problem);
     }
   });
 
