@@ -14,7 +14,8 @@
 # With DEVICE_PACK=cli only the CLI travels (~1.6 MB packed instead of ~3): enough for gpu_hopper.sh's
 # machine, sdpa, probe, bench and sanitize steps. (The tracked tree once reached ~65 MiB on disk and the full
 # pack was refused; the closed probe calls' probe.jsonl are gzipped since, ~54 MiB, and the closed probe calls
-# are archived in lab/ (lab/README.md), ~43 MiB.)
+# are archived in lab/ (lab/README.md), ~43 MiB; grown to ~46 MiB, the superseded run folders of
+# evidence/results/h100/ were archived there too (issue 49), ~39 MiB.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
