@@ -1,6 +1,6 @@
 #pragma once
-// Kernel sources compiled into the binary from templates/ (see cmake/EmbedSources.cmake), so that NVRTC
-// gets the same text on any machine, with or without a checkout.
+// Kernel sources compiled into the binary (harness/kernels/, families/*/kernels/; cmake/EmbedSources.cmake), so
+// that NVRTC gets the same text on any machine, with or without a checkout.
 #include <string>
 #include <string_view>
 #include <utility>
@@ -9,7 +9,7 @@
 namespace evotune::templates {
 
 struct EmbeddedSource {
-  const char* path;  // relative to templates/, e.g. "smoke/smoke.cuh"
+  const char* path;  // its embedded name, e.g. "smoke/smoke.cuh" (the name kernels include)
   const char* text;
 };
 
