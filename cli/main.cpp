@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/cli_common.h"
+#include "core/edit_distance.h"
 #include "evidence/store.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_properties.h"
@@ -28,29 +29,13 @@ namespace {
 
 constexpr int kInternalError = 4;
 
-// Edits (insertions, deletions, substitutions) from one name to another.
-std::size_t levenshtein(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 // The candidate nearest to `given`, when it is near enough to be a typo (a third of its letters, at
 // least two); empty otherwise.
 std::string nearest(std::string_view given, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t best_distance = std::string::npos;
   for (const std::string& candidate : candidates) {
-    const std::size_t d = levenshtein(given, candidate);
+    const std::size_t d = evotune::edit_distance(given, candidate);
     const std::size_t allowed = std::max<std::size_t>(2, std::max(given.size(), candidate.size()) / 3);
     if (d <= allowed && d < candidate.size() && d < best_distance) {
       best = candidate;

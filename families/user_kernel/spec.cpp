@@ -11,8 +11,9 @@
 #include <sstream>
 #include <toml++/toml.h>
 
-#include "families/user_kernel/rules.h"
+#include "core/edit_distance.h"
 #include "core/errors.h"
+#include "families/user_kernel/rules.h"
 
 namespace evotune::user_kernel {
 namespace fs = std::filesystem;
@@ -57,21 +58,6 @@ std::string read_text(const fs::path& path) {
   return text.str();
 }
 
-// Levenshtein distance, for "did you mean" on a misspelt key.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 const char* type_name(const toml::node& node) {
   switch (node.type()) {
