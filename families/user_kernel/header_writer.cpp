@@ -5,60 +5,16 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "evidence/header_text.h"
 #include "runtime/nvrtc_compiler.h"
 
 namespace evotune::user_kernel {
 namespace {
 
-// Text from a database or a spec reaches the header only in a safe character set (the rules of
-// families/attention/host/export_header.cpp): printable ASCII passes, any other byte becomes an octal escape, and what
-// would end or splice the literal or comment holding it is escaped too.
-std::string octal(unsigned char c) { return fmt::format("\\{:03o}", c); }
-bool printable_ascii(unsigned char c) { return c >= 0x20 && c < 0x7f; }
-
-std::string literal(const std::string& text) {
-  std::string out = "\"";
-  char previous = '\0';
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '?' && previous == '?') {
-      out += "\\?";
-    } else if (printable_ascii(byte)) {
-      out += c;
-    } else {
-      out += octal(byte);
-    }
-    previous = c;
-  }
-  return out + "\"";
-}
-
-std::string comment_text(const std::string& text) {
-  std::string out;
-  char previous = '\0';
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    const bool closes = (c == '?' && previous == '?') || (c == '/' && previous == '*');
-    out += printable_ascii(byte) && c != '\\' && !closes ? std::string(1, c) : octal(byte);
-    previous = c;
-  }
-  return out;
-}
-
-std::string byte_array(const std::vector<char>& bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 4 + bytes.size() / 8);
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    if (i % 32 == 0) out += "\n   ";
-    out += ' ';
-    out += std::to_string(static_cast<unsigned char>(bytes[i]));
-    out += ',';
-  }
-  return out + "\n";
-}
+// Text from a database or a spec reaches the header only in a safe character set (evidence/header_text.h).
+using evidence::byte_array;
+using evidence::comment_text;
+using evidence::literal;
 
 CppNames cpp_names(const Spec& spec) {
   CppNames names;

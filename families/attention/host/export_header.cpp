@@ -8,54 +8,10 @@
 #include <stdexcept>
 
 #include "evidence/config_text.h"
+#include "evidence/header_text.h"
 
 namespace evotune::evidence {
 namespace {
-
-// Every text that reaches the header came from a database, which anyone may have written. The header must
-// compile, and mean what evotune meant, whatever the text holds, so text is written in a safe character
-// set: printable ASCII passes; any other byte (a line break that would end a // comment, control bytes,
-// non-ASCII) becomes a three-digit octal escape \ooo, which a following digit cannot extend. So do the
-// characters that would end or splice what holds the text: in a literal '"' and '\' (escaped as \" and
-// \\); in a comment '\' (a backslash before the line end would join the next line to the comment) and the
-// '/' of "*/"; in both, the second '?' of "??" (a trigraph under -trigraphs: ??/ is a backslash).
-std::string octal(unsigned char c) { return fmt::format("\\{:03o}", c); }
-
-bool printable_ascii(unsigned char c) { return c >= 0x20 && c < 0x7f; }
-
-// A C++ string literal holding exactly the bytes of `text`.
-std::string literal(const std::string& text) {
-  std::string out = "\"";
-  char previous = '\0';
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '?' && previous == '?') {
-      out += "\\?";
-    } else if (printable_ascii(byte)) {
-      out += c;
-    } else {
-      out += octal(byte);
-    }
-    previous = c;
-  }
-  return out + "\"";
-}
-
-// `text` as it may stand in a // comment: one line, nothing that ends the comment or splices a line.
-std::string comment_text(const std::string& text) {
-  std::string out;
-  char previous = '\0';
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    const bool closes = (c == '?' && previous == '?') || (c == '/' && previous == '*');
-    out += printable_ascii(byte) && c != '\\' && !closes ? std::string(1, c) : octal(byte);
-    previous = c;
-  }
-  return out;
-}
 
 // Doubles written so the header reads them back exactly as stored; a stored infinity (SQLite keeps
 // 1e999 as one) is HUGE_VAL from <cmath>, which the header includes, never the "inf" fmt would write.
@@ -209,19 +165,6 @@ inline Lookup lookup(const char* device, int sm, const AttentionProblem& problem
 
 #endif  // EVOTUNE_TUNED_ATTENTION_H
 )cpp";
-
-// The CUBIN as the initializer of an unsigned char array: decimal bytes, 32 to a line.
-std::string byte_array(const std::vector<char>& bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 4 + bytes.size() / 8);
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    if (i % 32 == 0) out += "\n   ";
-    out += ' ';
-    out += std::to_string(static_cast<unsigned char>(bytes[i]));
-    out += ',';
-  }
-  return out + "\n";
-}
 
 }  // namespace
 
