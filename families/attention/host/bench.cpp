@@ -53,26 +53,9 @@ nlohmann::json to_json(const harness::AttentionCheck& c) {
           {"reason", c.reason}};
 }
 
-
-
-// The bench runs only what a search would run: a config rejected by the prepare stage (rules, compile,
-// spills) is an error, with the stage's reason.
-runtime::PreparedKernel prepare_or_throw(const Config& config, const attention::Problem& problem,
-                                         const runtime::DeviceProperties& props, const runtime::Target& target,
-                                         runtime::Compiler& compiler, attention::KernelBuild build = {}) {
-  runtime::Preparation p = attention::prepare(config, problem, DeviceLimits::from(props), target, compiler, build);
-  if (const runtime::Rejection* r = runtime::rejected(p)) {
-    const std::string what = fmt::format("config {} on {} ({}): {}", attention::format(config), props.name,
-                                         problem.to_string(), r->reason);
-    if (r->kind == runtime::Rejection::Kind::rule) throw UsageError("cannot run " + what);
-    throw std::runtime_error("rejected " + what);
-  }
-  return std::get<runtime::PreparedKernel>(std::move(p));
-}
-
 }  // namespace
 
-void attention_bench(const harness::BenchRequest& opt, runtime::Compiler& compiler) {
+void attention_bench(const harness::Family& family, const harness::BenchRequest& opt, runtime::Compiler& compiler) {
   // Everything the user typed is checked before any GPU is touched.
   attention::Problem problem = attention_problem(opt.problem);
   const bool heuristic = opt.config.empty();
@@ -87,12 +70,14 @@ void attention_bench(const harness::BenchRequest& opt, runtime::Compiler& compil
   if (from_default) config = attention::parse_config_for(opt.config, problem, DeviceLimits::from(props));
   runtime::DeviceContext context(opt.device);
   runtime::Target target = runtime::Target::parse(props.native_target());
-  const attention::KernelBuild build{.cta_clock = false, .bounded_waits = opt.check};
+  const harness::BuildFlags build{.cta_clock = false, .bounded_waits = opt.check};
   if (opt.check && !opt.json) {
     fmt::print(stderr, "bench: --check: barrier waits are bounded (one that nothing completes in 4 s traps and "
                        "prints where), so the times are of the check build\n");
   }
-  const runtime::PreparedKernel prepared = prepare_or_throw(config, problem, props, target, compiler, build);
+  // The bench runs only what a search would run: a config the prepare stage rejects is an error.
+  const runtime::PreparedKernel prepared = harness::prepare_or_throw(
+      family, config, opt.problem, props, target, compiler, build);
   harness::AttentionKernel kernel(prepared, config, problem, DeviceLimits::from(props));
   kernel.set_programmatic_combine(opt.combine_launch == "pdl");
   const runtime::LaunchGeometry& geometry = kernel.geometry();

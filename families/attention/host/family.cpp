@@ -227,7 +227,7 @@ class AttentionFamily final : public harness::Family {
   }
 
   void bench(const harness::BenchRequest& request, runtime::Compiler& compiler) const override {
-    attention_bench(request, compiler);
+    attention_bench(*this, request, compiler);
   }
 
   const std::string& sources_digest() const override { return attention::kernel_sources_digest(); }

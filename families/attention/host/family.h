@@ -17,6 +17,6 @@ attention::Problem attention_problem(const harness::FamilyProblem& problem);
 harness::FamilyProblem family_problem(const attention::Problem& problem);
 
 // evotune bench for attention (families/attention/host/bench.cpp).
-void attention_bench(const harness::BenchRequest& request, runtime::Compiler& compiler);
+void attention_bench(const harness::Family& family, const harness::BenchRequest& request, runtime::Compiler& compiler);
 
 }  // namespace evotune::families
