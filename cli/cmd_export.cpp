@@ -160,14 +160,9 @@ bool reverify(harness::ExportedWinner& entry, const harness::Family& family, con
   return true;
 }
 
-// The architecture a run's device runs natively ("sm_90a" for compute capability 9.0): the target the
-// search compiled for, and the one the exported CUBIN is built for.
-std::string native_target_of(int sm) {
-  runtime::DeviceProperties p;
-  p.cc_major = sm / 10;
-  p.cc_minor = sm % 10;
-  return p.native_target();
-}
+// The architecture a run's device runs natively ("sm_90a" for 90): the target the search compiled for, and
+// the one the exported CUBIN is built for.
+std::string native_target_of(int sm) { return runtime::native_target(sm / 10, sm % 10); }
 
 // Compiles the entry's config ahead of time for its device's target, the kernel the family embeds
 // (Family::compile_for_export), through the cubin cache; fills the entry's kernel fields. Returns why not

@@ -8,10 +8,12 @@
 
 namespace evotune::runtime {
 
-std::string DeviceProperties::native_target() const {
+std::string native_target(int cc_major, int cc_minor) {
   bool arch_specific = (cc_major == 9 && cc_minor == 0) || cc_major >= 10;
   return fmt::format("sm_{}{}{}", cc_major, cc_minor, arch_specific ? "a" : "");
 }
+
+std::string DeviceProperties::native_target() const { return runtime::native_target(cc_major, cc_minor); }
 
 int device_count() {
   int count = 0;

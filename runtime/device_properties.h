@@ -8,6 +8,10 @@
 
 namespace evotune::runtime {
 
+// The architecture a device of this compute capability runs natively: "sm_90a" for 9.0 (wgmma, TMA and
+// setmaxnreg need the arch-specific target), "sm_80" for 8.0.
+std::string native_target(int cc_major, int cc_minor);
+
 struct DeviceProperties {
   int ordinal = 0;
   std::string name;

@@ -137,14 +137,6 @@ class AttentionBench final : public harness::Bench {
   harness::AttentionWorkspace workspace_;
 };
 
-// "sm_90a" for compute capability 9.0: the target an entry's CUBIN is built for.
-std::string native_target_of(int sm) {
-  runtime::DeviceProperties p;
-  p.cc_major = sm / 10;
-  p.cc_minor = sm % 10;
-  return p.native_target();
-}
-
 class AttentionFamily final : public harness::Family {
  public:
   std::string id() const override { return "attention"; }
@@ -276,7 +268,7 @@ class AttentionFamily final : public harness::Family {
     // The rules the header's lookup checks for other problems, on the limits of the entry's architecture (the
     // C ABI checks them again against the live device's).
     const DeviceLimits limits =
-        w.sm != 0 ? DeviceLimits::for_target(runtime::Target::parse(native_target_of(w.sm))) : DeviceLimits{};
+        w.sm != 0 ? DeviceLimits::for_target(runtime::Target::parse(runtime::native_target(w.sm / 10, w.sm % 10))) : DeviceLimits{};
     const attention::ProblemRequirements needs = attention::problem_requirements(w.config, problem.d, limits);
     e.needs = {needs.group_divides, needs.min_group, needs.min_skv, needs.max_skv, needs.max_rows};
     e.run_id = w.run_id;
